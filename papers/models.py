@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+class Category(models.Model):
+    code = models.CharField(max_length=32, unique=True, help_text="arXiv code, e.g. cs.DC")
+    name = models.CharField(max_length=200)
+    archive_code = models.CharField(max_length=32, help_text="e.g. cs")
+    archive_name = models.CharField(max_length=200, help_text="e.g. Computer Science")
+    ingest_enabled = models.BooleanField(
+        default=False, help_text="Fetch this category's feed on the daily schedule."
+    )
+    watchers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Watch", related_name="watched_categories", blank=True
+    )
+
+    class Meta:
+        ordering = ["code"]
+        verbose_name_plural = "categories"
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.name})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("papers:category", args=[self.code])
+
+
+class Watch(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    category = models.ForeignKey(Category, on_delete=models.CASCADE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "category"], name="unique_watch_per_user")
+        ]
+
+
+class PaperQuerySet(models.QuerySet):
+    def visible(self) -> PaperQuerySet:
+        return self.filter(hidden=False)
+
+
+class Paper(models.Model):
+    arxiv_id = models.CharField(max_length=32, unique=True, help_text="Without the version")
+    version = models.PositiveIntegerField(default=1, help_text="Current version number")
+    title = models.TextField(help_text="Raw TeX as arXiv sends it")
+    title_html = models.TextField(blank=True)
+    abstract = models.TextField(blank=True, help_text="Raw TeX as arXiv sends it")
+    abstract_html = models.TextField(blank=True)
+    # [{"name": raw TeX, "name_text": rendered Unicode, "affiliation": str}, ...] in byline order.
+    authors = models.JSONField(default=list, blank=True)
+    authors_text = models.TextField(blank=True, help_text="Rendered names, for search")
+    typesetter_version = models.PositiveIntegerField(default=0)
+    primary_category = models.CharField(max_length=32, db_index=True)
+    categories = models.JSONField(default=list, blank=True, help_text="All codes, primary first")
+    comment = models.TextField(blank=True)
+    journal_ref = models.TextField(blank=True)
+    doi = models.CharField(max_length=200, blank=True)
+    license = models.URLField(max_length=300, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True, help_text="First version")
+    updated_at = models.DateTimeField(null=True, blank=True, help_text="Current version")
+    hidden = models.BooleanField(default=False, help_text="Hidden papers appear nowhere.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    objects = PaperQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-arxiv_id"]
+
+    def __str__(self) -> str:
+        return f"{self.arxiv_id}v{self.version}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("papers:paper", args=[self.arxiv_id])
+
+    @property
+    def arxiv_abs_url(self) -> str:
+        return f"https://arxiv.org/abs/{self.arxiv_id}"
+
+    @property
+    def arxiv_pdf_url(self) -> str:
+        return f"https://arxiv.org/pdf/{self.arxiv_id}"
+
+    @property
+    def arxiv_html_url(self) -> str:
+        return f"https://arxiv.org/html/{self.arxiv_id}"
+
+    @property
+    def author_names(self) -> list[str]:
+        return [author.get("name_text") or author.get("name", "") for author in self.authors]
+
+    @property
+    def short_authors(self) -> str:
+        """`A`, `A and B`, `A, B and C`, or `A, B, C et al. (+N more)`."""
+        names = self.author_names
+        if len(names) <= 1:
+            return "".join(names)
+        if len(names) <= 3:
+            return f"{', '.join(names[:-1])} and {names[-1]}"
+        return f"{', '.join(names[:3])} et al. (+{len(names) - 3} more)"
+
+
+class PaperVersion(models.Model):
+    """What a paper said at each version we saw, so a replacement never loses the old text."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    title = models.TextField()
+    abstract = models.TextField(blank=True)
+    seen_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "number"], name="unique_paper_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper.arxiv_id}v{self.number}"
+
+
+class Listing(models.Model):
+    class AnnounceType(models.TextChoices):
+        NEW = "new", "New"
+        CROSS = "cross", "Cross-list"
+        REPLACE = "replace", "Replacement"
+        REPLACE_CROSS = "replace-cross", "Replacement of a cross-list"
+
+    # Types that enter a day's stream; replacements show on the paper page only.
+    STREAM_TYPES = (AnnounceType.NEW, AnnounceType.CROSS)
+
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="listings")
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="listings")
+    date = models.DateField(help_text="Announcement date")
+    announce_type = models.CharField(max_length=16, choices=AnnounceType.choices)
+    version = models.PositiveIntegerField(default=1, help_text="Version announced")
+
+    class Meta:
+        ordering = ["-date", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["category", "paper", "date"], name="unique_listing_per_day"
+            )
+        ]
+        indexes = [models.Index(fields=["category", "-date"], name="listing_category_date")]
+
+    def __str__(self) -> str:
+        return f"{self.category.code} {self.date} {self.paper.arxiv_id} ({self.announce_type})"
+
+
+class IngestRun(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="ingest_runs")
+    date = models.DateField(null=True, blank=True, help_text="Announcement date of the feed")
+    source = models.CharField(max_length=500, help_text="Feed URL or file path")
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    items = models.PositiveIntegerField(default=0, help_text="Entries in the feed")
+    papers_created = models.PositiveIntegerField(default=0)
+    papers_updated = models.PositiveIntegerField(default=0)
+    listings_created = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"{self.category.code} {self.date or '?'} {self.status}"
+
+    @property
+    def duration(self) -> dt.timedelta | None:
+        return self.finished_at - self.started_at if self.finished_at else None
