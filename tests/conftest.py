@@ -1,0 +1,57 @@
+"""Shared fixtures: the database check and the people who use the site.
+
+Personas:
+- ``reader``: a signed-in reader who browses and watches categories.
+- ``trader``: a signed-in user who trades words (a second active user, ``rival``, competes).
+- ``curator``: a staff superuser working in the Django admin.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if "postgresql" not in engine:
+        raise pytest.UsageError(
+            "The test suite runs on PostgreSQL. Set DATABASE_URL, e.g. "
+            "DATABASE_URL=postgres://postgres@127.0.0.1:5432/peerrevenue (`make test` does)."
+        )
+
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def password() -> str:
+    return PASSWORD
+
+
+@pytest.fixture
+def reader(django_user_model):
+    return django_user_model.objects.create_user("rosalind", "rosalind@example.org", PASSWORD)
+
+
+@pytest.fixture
+def trader(django_user_model):
+    return django_user_model.objects.create_user("tobias", "tobias@example.org", PASSWORD)
+
+
+@pytest.fixture
+def rival(django_user_model):
+    return django_user_model.objects.create_user("rhea", "rhea@example.org", PASSWORD)
+
+
+@pytest.fixture
+def curator(django_user_model):
+    return django_user_model.objects.create_superuser("cora", "cora@example.org", PASSWORD)
+
+
+@pytest.fixture
+def cs_dc(db):
+    """The cs.DC category, created by the data migration."""
+    from papers.models import Category
+
+    return Category.objects.get(code="cs.DC")
