@@ -29,6 +29,15 @@ class Category(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("papers:category", args=[self.code])
 
+    def toggle_watch(self, user) -> bool:
+        """Watch the category, or stop watching it; returns whether the user now watches."""
+        deleted, _ = Watch.objects.filter(user=user, category=self).delete()
+        if deleted:
+            return False
+        # A double click can race here; the unique constraint makes the second one a no-op.
+        Watch.objects.get_or_create(user=user, category=self)
+        return True
+
 
 class Watch(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
@@ -93,6 +102,13 @@ class Paper(models.Model):
         return f"https://arxiv.org/html/{self.arxiv_id}"
 
     @property
+    def title_text(self) -> str:
+        """The title as plain Unicode, for <title>, feeds and search."""
+        from .typesetting import tex_to_text
+
+        return tex_to_text(self.title)
+
+    @property
     def author_names(self) -> list[str]:
         return [author.get("name_text") or author.get("name", "") for author in self.authors]
 
@@ -126,6 +142,22 @@ class PaperVersion(models.Model):
         return f"{self.paper.arxiv_id}v{self.number}"
 
 
+class ListingQuerySet(models.QuerySet):
+    def stream(self, *, category: Category, until: dt.date | None = None) -> ListingQuerySet:
+        """A category's daily stream, newest day first and ascending arXiv id within a day.
+
+        Replacements are left out (the paper page shows versions), and so are hidden papers.
+        """
+        listings = self.filter(
+            category=category,
+            announce_type__in=Listing.STREAM_TYPES,
+            paper__hidden=False,
+        )
+        if until is not None:
+            listings = listings.filter(date__lte=until)
+        return listings.select_related("paper").order_by("-date", "paper__arxiv_id")
+
+
 class Listing(models.Model):
     class AnnounceType(models.TextChoices):
         NEW = "new", "New"
@@ -142,6 +174,8 @@ class Listing(models.Model):
     announce_type = models.CharField(max_length=16, choices=AnnounceType.choices)
     version = models.PositiveIntegerField(default=1, help_text="Version announced")
 
+    objects = ListingQuerySet.as_manager()
+
     class Meta:
         ordering = ["-date", "id"]
         constraints = [
@@ -153,7 +187,6 @@ class Listing(models.Model):
 
     def __str__(self) -> str:
         return f"{self.category.code} {self.date} {self.paper.arxiv_id} ({self.announce_type})"
-
 
 class IngestRun(models.Model):
     class Status(models.TextChoices):

@@ -1,4 +1,21 @@
-from django.urls import path
+from django.urls import path, re_path
+from django.views.generic import RedirectView
+
+from . import views
+from .feeds import CategoryFeed
 
 app_name = "papers"
-urlpatterns: list = []
+
+# arXiv identifiers: 2411.01234 (since 2007) or cs/0101001 (archive/number, before that).
+ARXIV_ID = r"(?P<arxiv_id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})"
+
+urlpatterns = [
+    path("", RedirectView.as_view(url="/list/cs.DC/", permanent=False), name="home"),
+    path("list/<str:code>/", views.category_listing, name="category"),
+    path("list/<str:code>/feed/", CategoryFeed(), name="feed"),
+    path("list/<str:code>/watch/", views.toggle_watch, name="watch"),
+    path("list/<str:code>/<str:date>/", views.category_listing, name="category_date"),
+    re_path(rf"^abs/{ARXIV_ID}/$", views.paper_detail, name="paper"),
+    re_path(rf"^abs/{ARXIV_ID}v\d+/$", views.paper_version_redirect),
+    path("archive/<str:archive_code>/", views.archive, name="archive"),
+]

@@ -1,0 +1,48 @@
+from django.contrib.syndication.views import Feed
+from django.shortcuts import get_object_or_404
+from django.utils.feedgenerator import Atom1Feed
+
+from .models import Category, Listing
+from .typesetting import tex_to_text
+
+FEED_LENGTH = 50
+
+
+class CategoryFeed(Feed):
+    feed_type = Atom1Feed
+
+    def get_object(self, request, code: str) -> Category:
+        return get_object_or_404(Category, code=code)
+
+    def title(self, category: Category) -> str:
+        return f"{category.name} ({category.code}) · Peer Revenue"
+
+    def subtitle(self, category: Category) -> str:
+        return f"New and cross-listed {category.code} papers from arXiv, typeset properly."
+
+    def link(self, category: Category) -> str:
+        return category.get_absolute_url()
+
+    def items(self, category: Category):
+        return Listing.objects.stream(category=category)[:FEED_LENGTH]
+
+    def item_title(self, listing: Listing) -> str:
+        return tex_to_text(listing.paper.title)
+
+    def item_description(self, listing: Listing) -> str:
+        return listing.paper.abstract_html
+
+    def item_link(self, listing: Listing) -> str:
+        return listing.paper.get_absolute_url()
+
+    def item_guid(self, listing: Listing) -> str:
+        return f"{listing.paper.arxiv_abs_url}#{listing.category.code}-{listing.date}"
+
+    def item_author_name(self, listing: Listing) -> str:
+        return listing.paper.short_authors
+
+    def item_pubdate(self, listing: Listing):
+        return listing.paper.updated_at or listing.paper.submitted_at
+
+    def item_updateddate(self, listing: Listing):
+        return listing.paper.updated_at

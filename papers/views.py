@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from .models import Category, Listing, Paper, Watch
+
+PAPERS_PER_PAGE = 30
+
+
+def parse_listing_date(value: str) -> dt.date:
+    """A YYYY-MM-DD path segment as a date; anything else, or an impossible date, is a 404."""
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise Http404(f"“{value}” is not a date of the form YYYY-MM-DD.") from None
+
+
+def paginate(request: HttpRequest, items, per_page: int = PAPERS_PER_PAGE):
+    try:
+        return Paginator(items, per_page).page(request.GET.get("page", 1))
+    except (EmptyPage, PageNotAnInteger):
+        raise Http404("There is no such page.") from None
+
+
+def category_listing(request: HttpRequest, code: str, date: str | None = None) -> HttpResponse:
+    category = get_object_or_404(Category, code=code)
+    until = parse_listing_date(date) if date else None
+    page = paginate(request, Listing.objects.stream(category=category, until=until))
+    context = {
+        "category": category,
+        "until": until,
+        "page": page,
+        "watcher_count": category.watchers.count(),
+        "is_watching": (
+            request.user.is_authenticated
+            and Watch.objects.filter(user=request.user, category=category).exists()
+        ),
+    }
+    return render(request, "papers/category.html", context)
+
+
+def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
+    listings = paper.listings.select_related("category").order_by("date", "category__code")
+    return render(
+        request,
+        "papers/paper.html",
+        {"paper": paper, "listings": listings, "versions": paper.versions.all()},
+    )
+
+
+def paper_version_redirect(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """`/abs/2411.01234v2/` goes to the paper; its page shows every version."""
+    paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
+    return redirect(paper)
+
+
+def archive(request: HttpRequest, archive_code: str) -> HttpResponse:
+    categories = Category.objects.filter(archive_code=archive_code).annotate(
+        paper_count=Count(
+            "listings__paper",
+            filter=Q(listings__paper__hidden=False),
+            distinct=True,
+        )
+    )
+    if not categories:
+        raise Http404(f"There is no archive “{archive_code}”.")
+    return render(
+        request,
+        "papers/archive.html",
+        {"archive_name": categories[0].archive_name, "archive_code": archive_code,
+         "categories": categories},
+    )
+
+
+@require_POST
+def toggle_watch(request: HttpRequest, code: str) -> HttpResponse:
+    category = get_object_or_404(Category, code=code)
+    if not request.user.is_authenticated:
+        # Back to the category page after logging in: the toggle itself is POST-only.
+        return redirect_to_login(category.get_absolute_url())
+    category.toggle_watch(request.user)
+    return redirect(category)

@@ -1,0 +1,294 @@
+"""The reader pages: what a reader sees on category, paper and archive pages."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from papers.models import Listing, Watch
+from tests.factories import list_paper, make_listed_papers, make_paper
+
+pytestmark = pytest.mark.django_db
+
+FRIDAY = dt.date(2026, 10, 2)
+THURSDAY = dt.date(2026, 10, 1)
+
+
+def page_text(response) -> str:
+    """The visible text of a page, whitespace folded, for assertions a reader would make."""
+    html = response.content.decode()
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", html)
+    text = text.replace("&nbsp;", " ").replace("&amp;", "&").replace("&#x27;", "'")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def paper_ids_in_order(response) -> list[str]:
+    return re.findall(r'<li class="paper" id="([^"]+)"', response.content.decode())
+
+
+def test_home_redirects_to_cs_dc(client):
+    response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"] == "/list/cs.DC/"
+
+
+def test_category_page_head(client, cs_dc):
+    text = page_text(client.get("/list/cs.DC/"))
+    assert "Peer Revenue" in text
+    assert "Publish or profit" in text
+    assert "Fresh from arXiv, typeset properly. Highlighted words trade on the market." in text
+    assert "Computer Science › Distributed Computing" in text
+    assert "cs.DC Watch" in text.replace("0 watchers", "")
+    assert re.search(r"<h1>Distributed Computing</h1>", client.get("/list/cs.DC/").content.decode())
+
+
+def test_day_headings_and_year_only_when_not_current(client, cs_dc):
+    this_year = timezone.localdate().year
+    recent = dt.date(this_year, 1, 2)
+    old = dt.date(this_year - 1, 10, 2)
+    list_paper(make_paper(title="Recent"), category=cs_dc, date=recent)
+    list_paper(make_paper(title="Old"), category=cs_dc, date=old)
+    text = page_text(client.get("/list/cs.DC/"))
+    assert f"{recent:%A} 2 January" in text
+    assert f"{recent:%A} 2 January {this_year}" not in text
+    assert f"{old:%A} 2 October {this_year - 1}" in text
+    assert text.index("Recent") < text.index("Old")
+
+
+def test_cross_list_label_names_the_primary_category(client, cs_dc):
+    list_paper(make_paper(title="Home grown"), category=cs_dc, date=FRIDAY)
+    list_paper(
+        make_paper(title="Visitor", primary="cs.LG"),
+        category=cs_dc,
+        date=FRIDAY,
+        announce_type=Listing.AnnounceType.CROSS,
+    )
+    text = page_text(client.get("/list/cs.DC/"))
+    assert "Distributed Computing Home grown" in text
+    assert "Distributed Computing · Cross-listed from cs.LG Visitor" in text
+
+
+@pytest.mark.parametrize(
+    ("authors", "short"),
+    [
+        (["Ada Lovelace"], "Ada Lovelace"),
+        (["Ada Lovelace", "Alan Turing"], "Ada Lovelace and Alan Turing"),
+        (["A One", "B Two", "C Three"], "A One, B Two and C Three"),
+        (["A One", "B Two", "C Three", "D Four"], "A One, B Two, C Three et al. (+1 more)"),
+        ([f"Author {n}" for n in range(1, 8)], "Author 1, Author 2, Author 3 et al. (+4 more)"),
+    ],
+)
+def test_author_forms(client, cs_dc, authors, short):
+    list_paper(make_paper(authors=authors), category=cs_dc, date=FRIDAY)
+    response = client.get("/list/cs.DC/")
+    html = response.content.decode()
+    assert f'<p class="paper__authors">{short}</p>' in html
+    if len(authors) >= 4:
+        assert f"All authors {', '.join(authors)}" in page_text(response)
+        assert "<details class=\"paper__all-authors\">" in html
+    else:
+        assert "All authors" not in page_text(response)
+
+
+def test_accented_author_names_are_rendered(client, cs_dc):
+    list_paper(make_paper(authors=["Ay\\c{s}e Da\\u{g}l{\\i}", "J\\\"urgen M\\\"uller"]),
+               category=cs_dc, date=FRIDAY)
+    assert "Ayşe Dağlı and Jürgen Müller" in page_text(client.get("/list/cs.DC/"))
+
+
+def test_abstract_is_whole_in_the_html_with_a_no_script_control(client, cs_dc):
+    abstract = " ".join(f"word{n}" for n in range(300))
+    list_paper(make_paper(abstract=abstract), category=cs_dc, date=FRIDAY)
+    response = client.get("/list/cs.DC/")
+    html = response.content.decode()
+    assert "word0" in html and "word299" in html
+    assert re.search(r"<details class=\"paper__more\">\s*<summary>Read the full abstract</summary>", html)
+
+
+def test_ascending_arxiv_id_within_a_day_with_new_and_cross_interleaved(client, cs_dc):
+    for arxiv_id, kind in [
+        ("2610.00300", Listing.AnnounceType.NEW),
+        ("2610.00100", Listing.AnnounceType.CROSS),
+        ("2610.00200", Listing.AnnounceType.NEW),
+    ]:
+        primary = "cs.LG" if kind == Listing.AnnounceType.CROSS else "cs.DC"
+        list_paper(make_paper(arxiv_id=arxiv_id, primary=primary), category=cs_dc,
+                   date=FRIDAY, announce_type=kind)
+    list_paper(make_paper(arxiv_id="2609.09999"), category=cs_dc, date=THURSDAY)
+    assert paper_ids_in_order(client.get("/list/cs.DC/")) == [
+        "2610.00100", "2610.00200", "2610.00300", "2609.09999",
+    ]
+
+
+def test_replacements_and_hidden_papers_are_not_in_the_stream(client, cs_dc):
+    list_paper(make_paper(arxiv_id="2610.00001"), category=cs_dc, date=FRIDAY)
+    list_paper(make_paper(arxiv_id="2610.00002"), category=cs_dc, date=FRIDAY,
+               announce_type=Listing.AnnounceType.REPLACE)
+    list_paper(make_paper(arxiv_id="2610.00003", primary="cs.LG"), category=cs_dc, date=FRIDAY,
+               announce_type=Listing.AnnounceType.REPLACE_CROSS)
+    list_paper(make_paper(arxiv_id="2610.00004", hidden=True), category=cs_dc, date=FRIDAY)
+    assert paper_ids_in_order(client.get("/list/cs.DC/")) == ["2610.00001"]
+    assert client.get("/abs/2610.00004/").status_code == 404
+
+
+def test_pagination_runs_across_days_and_repeats_the_heading(client, cs_dc):
+    make_listed_papers(20, category=cs_dc, date=FRIDAY, first_number=1)
+    make_listed_papers(20, category=cs_dc, date=THURSDAY, first_number=100)
+    first = client.get("/list/cs.DC/")
+    second = client.get("/list/cs.DC/?page=2")
+    assert len(paper_ids_in_order(first)) == 30
+    assert len(paper_ids_in_order(second)) == 10
+    assert "Friday 2 October" in page_text(first) and "Thursday 1 October" in page_text(first)
+    assert "Thursday 1 October" in page_text(second)
+    assert "Friday 2 October" not in page_text(second)
+    assert "Page 1 of 2" in page_text(first)
+    assert 'href="?page=2"' in first.content.decode()
+
+
+def test_dated_page_starts_at_that_date_and_goes_back(client, cs_dc):
+    list_paper(make_paper(arxiv_id="2610.00001"), category=cs_dc, date=FRIDAY)
+    list_paper(make_paper(arxiv_id="2609.00001"), category=cs_dc, date=THURSDAY)
+    response = client.get("/list/cs.DC/2026-10-01/")
+    assert paper_ids_in_order(response) == ["2609.00001"]
+
+
+def test_empty_day_shows_an_empty_state(client, cs_dc):
+    response = client.get("/list/cs.DC/2026-10-03/")
+    assert response.status_code == 200
+    assert "No papers on or before 3 October 2026" in page_text(response)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/list/cs.XX/",
+        "/list/cs.XX/2026-10-02/",
+        "/list/cs.DC/2026-13-01/",
+        "/list/cs.DC/2026-02-30/",
+        "/list/cs.DC/yesterday/",
+        "/list/cs.DC/20261002/",
+        "/list/cs.DC/?page=2",
+        "/list/cs.DC/?page=0",
+        "/list/cs.DC/?page=-1",
+        "/list/cs.DC/?page=abc",
+        "/list/cs.DC/?page=99999999999999999999",
+        "/abs/2610.99999/",
+        "/abs/not-an-id/",
+        "/abs/2610.99999v2/",
+        "/archive/zz/",
+        "/list/cs.XX/feed/",
+    ],
+)
+def test_bad_urls_are_404s_in_the_site_style(client, cs_dc, url):
+    list_paper(make_paper(arxiv_id="2610.00001"), category=cs_dc, date=FRIDAY)
+    response = client.get(url)
+    assert response.status_code == 404
+    if not url.endswith("feed/"):
+        assert "Peer Revenue" in page_text(response)
+        assert "Not found" in page_text(response)
+
+
+def test_category_page_query_count_is_fixed(client, cs_dc, reader):
+    client.force_login(reader)
+
+    def count_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/list/cs.DC/").status_code == 200
+        return len(queries)
+
+    make_listed_papers(3, category=cs_dc, date=FRIDAY, first_number=1)
+    few = count_queries()
+    make_listed_papers(40, category=cs_dc, date=THURSDAY, first_number=100)
+    many = count_queries()
+    assert few == many
+    assert many <= 8
+
+
+def test_watch_toggle(client, cs_dc, reader):
+    client.force_login(reader)
+    response = client.post("/list/cs.DC/watch/")
+    assert response.status_code == 302
+    assert Watch.objects.filter(user=reader, category=cs_dc).exists()
+    text = page_text(client.get("/list/cs.DC/"))
+    assert "Unwatch" in text and "1 watcher" in text
+    client.post("/list/cs.DC/watch/")
+    assert not Watch.objects.filter(user=reader, category=cs_dc).exists()
+    assert "0 watchers" in page_text(client.get("/list/cs.DC/"))
+
+
+def test_watch_sends_anonymous_readers_to_log_in(client, cs_dc):
+    response = client.post("/list/cs.DC/watch/")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/list/cs.DC/"
+    assert not Watch.objects.exists()
+
+
+def test_watch_needs_post_and_csrf(cs_dc, reader):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(reader)
+    assert strict.get("/list/cs.DC/watch/").status_code == 405
+    assert strict.post("/list/cs.DC/watch/").status_code == 403
+    assert not Watch.objects.exists()
+
+
+def test_versioned_paper_address_redirects_to_the_paper(client, cs_dc):
+    make_paper(arxiv_id="2610.00001")
+    response = client.get("/abs/2610.00001v2/")
+    assert response.status_code == 302
+    assert response["Location"] == "/abs/2610.00001/"
+
+
+def test_paper_page(client, cs_dc):
+    paper = make_paper(
+        arxiv_id="2610.00042",
+        title="Fast $O(n)$ gossip",
+        authors=["Ada Lovelace", "Alan Turing"],
+        primary="cs.DC",
+        categories=["cs.DC", "cs.NI"],
+    )
+    paper.authors[0]["affiliation"] = "Analytical Engines, London, UK"
+    paper.comment = "12 pages, 3 figures"
+    paper.journal_ref = "PODC 2026"
+    paper.doi = "10.1145/1234567.7654321"
+    paper.save()
+    list_paper(paper, category=cs_dc, date=FRIDAY)
+    response = client.get("/abs/2610.00042/")
+    html = response.content.decode()
+    text = page_text(response)
+    assert "<math" in html
+    assert "Ada Lovelace (Analytical Engines, London, UK)" in text
+    assert '<strong title="Primary category">cs.DC</strong>, cs.NI' in html
+    assert "12 pages, 3 figures" in text and "PODC 2026" in text
+    assert 'href="https://doi.org/10.1145/1234567.7654321"' in html
+    assert 'href="https://arxiv.org/pdf/2610.00042"' in html
+    assert "Friday 2 October 2026 in cs.DC: new (v1)" in text
+
+
+def test_archive_lists_categories_with_counts(client, cs_dc):
+    make_listed_papers(3, category=cs_dc, date=FRIDAY)
+    response = client.get("/archive/cs/")
+    text = page_text(response)
+    assert "Computer Science" in text
+    assert "cs.DC Distributed Computing 3 papers" in text
+    assert "cs.LG Machine Learning 0 papers" in text
+
+
+def test_atom_feed(client, cs_dc):
+    list_paper(make_paper(arxiv_id="2610.00007", title="Fast $O(n)$ gossip"), category=cs_dc,
+               date=FRIDAY)
+    list_paper(make_paper(arxiv_id="2610.00008", hidden=True), category=cs_dc, date=FRIDAY)
+    response = client.get("/list/cs.DC/feed/")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/atom+xml")
+    body = response.content.decode()
+    assert "<title>Fast O(n) gossip</title>" in body
+    assert "/abs/2610.00007/" in body
+    assert "2610.00008" not in body
