@@ -33,7 +33,9 @@ class PaperVersionInline(admin.TabularInline):
 
 @admin.register(Paper)
 class PaperAdmin(admin.ModelAdmin):
-    list_display = ["arxiv_id", "version", "short_title", "primary_category", "hidden", "updated_at"]
+    list_display = [
+        "arxiv_id", "version", "short_title", "primary_category", "hidden", "updated_at"
+    ]
     list_filter = [
         "hidden",
         "listings__category",
@@ -41,7 +43,9 @@ class PaperAdmin(admin.ModelAdmin):
         "listings__announce_type",
     ]
     search_fields = ["arxiv_id", "title", "authors_text"]
-    readonly_fields = ["title_html", "abstract_html", "typesetter_version", "created_at", "modified_at"]
+    readonly_fields = [
+        "title_html", "abstract_html", "typesetter_version", "created_at", "modified_at"
+    ]
     inlines = [ListingInline, PaperVersionInline]
     actions = ["hide", "unhide"]
     date_hierarchy = "submitted_at"

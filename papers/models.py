@@ -49,6 +49,9 @@ class Watch(models.Model):
             models.UniqueConstraint(fields=["user", "category"], name="unique_watch_per_user")
         ]
 
+    def __str__(self) -> str:
+        return f"{self.user} watches {self.category.code}"
+
 
 class PaperQuerySet(models.QuerySet):
     def visible(self) -> PaperQuerySet:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
@@ -12,11 +13,14 @@ from django.views.decorators.http import require_POST
 from .models import Category, Listing, Paper, Watch
 
 PAPERS_PER_PAGE = 30
+DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def parse_listing_date(value: str) -> dt.date:
     """A YYYY-MM-DD path segment as a date; anything else, or an impossible date, is a 404."""
     try:
+        if not DATE_PATTERN.fullmatch(value):
+            raise ValueError(value)
         return dt.date.fromisoformat(value)
     except ValueError:
         raise Http404(f"“{value}” is not a date of the form YYYY-MM-DD.") from None

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "django.contrib.syndication",
+    "accounts",
     "papers",
     "market",
 ]
@@ -165,6 +166,12 @@ MARKET_STARTING_GRANT = int(os.environ.get("MARKET_STARTING_GRANT", str(1_000 * 
 MARKET_DIVIDEND_PER_MENTION = int(os.environ.get("MARKET_DIVIDEND_PER_MENTION", "50000"))
 MARKET_FEE_BASIS_POINTS = int(os.environ.get("MARKET_FEE_BASIS_POINTS", "100"))
 MARKET_MAX_SHARES_PER_TRADE = int(os.environ.get("MARKET_MAX_SHARES_PER_TRADE", "10000"))
+
+# Rate limits, per client address and window.
+RATELIMIT_WINDOW_SECONDS = int(os.environ.get("RATELIMIT_WINDOW_SECONDS", "300"))
+RATELIMIT_LOGIN_PER_WINDOW = int(os.environ.get("RATELIMIT_LOGIN_PER_WINDOW", "10"))
+RATELIMIT_SIGNUP_PER_WINDOW = int(os.environ.get("RATELIMIT_SIGNUP_PER_WINDOW", "5"))
+RATELIMIT_TRADES_PER_WINDOW = int(os.environ.get("RATELIMIT_TRADES_PER_WINDOW", "300"))
 
 # Email: the console backend unless SMTP is configured.
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

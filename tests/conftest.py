@@ -55,3 +55,24 @@ def cs_dc(db):
     from papers.models import Category
 
     return Category.objects.get(code="cs.DC")
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache():
+    """Each test starts with an empty cache (rate limits, cached pages, the term matcher)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def eager_celery(settings):
+    """Tasks run in-process unless a test starts a real worker on the Redis broker."""
+    from peerrevenue.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous

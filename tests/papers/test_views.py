@@ -108,7 +108,9 @@ def test_abstract_is_whole_in_the_html_with_a_no_script_control(client, cs_dc):
     response = client.get("/list/cs.DC/")
     html = response.content.decode()
     assert "word0" in html and "word299" in html
-    assert re.search(r"<details class=\"paper__more\">\s*<summary>Read the full abstract</summary>", html)
+    assert re.search(
+        r"<details class=\"paper__more\">\s*<summary>Read the full abstract</summary>", html
+    )
 
 
 def test_ascending_arxiv_id_within_a_day_with_new_and_cross_interleaved(client, cs_dc):

@@ -1,0 +1,9 @@
+from django.urls import include, path
+
+from . import views
+
+urlpatterns = [
+    path("login/", views.RateLimitedLoginView.as_view(), name="login"),
+    path("signup/", views.signup, name="signup"),
+    path("", include("django.contrib.auth.urls")),
+]
