@@ -1,0 +1,138 @@
+"""Helpers for the ingest tests: fixture files and a local stand-in for arXiv's servers."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample"
+
+
+def fixture_bytes(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Request:
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+
+    def param(self, name: str) -> str:
+        return self.query.get(name, [""])[0]
+
+
+class FakeArxiv:
+    """A local HTTP server answering by path with scripted replies (the last one repeats),
+    or with a callable for replies that depend on the query. Records every request."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, list[Reply] | object] = {}
+        self.requests: list[Request] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the http.server API
+                parts = urlsplit(self.path)
+                request = Request(parts.path, parse_qs(parts.query), dict(self.headers))
+                outer.requests.append(request)
+                reply = outer._reply(request)
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def route(self, path: str, *replies: Reply) -> None:
+        self.routes[path] = list(replies)
+
+    def route_function(self, path: str, function) -> None:
+        self.routes[path] = function
+
+    def hits(self, path: str) -> list[Request]:
+        return [request for request in self.requests if request.path == path]
+
+    def _reply(self, request: Request) -> Reply:
+        route = self.routes.get(request.path)
+        if route is None:
+            return Reply(404, b"not found")
+        if callable(route):
+            return route(request)
+        return route.pop(0) if len(route) > 1 else route[0]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def atom_entry(
+    arxiv_id: str,
+    *,
+    published: str,
+    version: int = 1,
+    title: str = "A paper",
+    summary: str = "An abstract about consensus.",
+    primary: str = "cs.DC",
+    others: tuple[str, ...] = (),
+    authors: tuple[tuple[str, str], ...] = (("Ada Byron", ""),),
+) -> str:
+    """One arXiv API <entry>, shaped like export.arxiv.org's."""
+    people = "".join(
+        f"<author><name>{name}</name>"
+        + (f"<arxiv:affiliation>{affiliation}</arxiv:affiliation>" if affiliation else "")
+        + "</author>"
+        for name, affiliation in authors
+    )
+    categories = "".join(
+        f'<category term="{code}" scheme="http://arxiv.org/schemas/atom"/>'
+        for code in (primary, *others)
+    )
+    return (
+        f"<entry><id>http://arxiv.org/abs/{arxiv_id}v{version}</id>"
+        f"<updated>{published}</updated><published>{published}</published>"
+        f"<title>{title}</title><summary>  {summary}\n</summary>{people}"
+        f'<link href="http://arxiv.org/abs/{arxiv_id}v{version}" rel="alternate" type="text/html"/>'
+        f'<arxiv:primary_category term="{primary}" scheme="http://arxiv.org/schemas/atom"/>'
+        f"{categories}</entry>"
+    )
+
+
+def atom_feed(entries: list[str], *, total: int, start: int = 0) -> bytes:
+    """An arXiv API response page (the newer style, namespaces declared on the root)."""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<feed xmlns="http://www.w3.org/2005/Atom" '
+        'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
+        'xmlns:arxiv="http://arxiv.org/schemas/atom">'
+        "<id>https://arxiv.org/api/test</id><title>arXiv Query</title>"
+        "<updated>2026-11-24T00:00:00Z</updated>"
+        f"<opensearch:itemsPerPage>{len(entries)}</opensearch:itemsPerPage>"
+        f"<opensearch:totalResults>{total}</opensearch:totalResults>"
+        f"<opensearch:startIndex>{start}</opensearch:startIndex>"
+        + "".join(entries)
+        + "</feed>"
+    ).encode()

@@ -1,0 +1,63 @@
+"""arXiv's announcement schedule: which listing date a submission lands on."""
+
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from papers.ingest import announcement_date_for
+
+NY = ZoneInfo("America/New_York")
+
+# November 2026: Mon 23, Tue 24, Wed 25, Thu 26, Fri 27, Sat 28, Sun 29, Mon 30; Tue 1 Dec.
+CASES = [
+    # submitted (New York)   listing date      why
+    ("2026-11-23 10:00", "2026-11-24"),  # Mon before the 14:00 deadline → announced Mon 20:00
+    ("2026-11-23 13:59", "2026-11-24"),  # one minute before the deadline
+    ("2026-11-23 14:00", "2026-11-25"),  # at the deadline: the next day's batch
+    ("2026-11-23 23:30", "2026-11-25"),
+    ("2026-11-25 09:00", "2026-11-26"),  # Wed → Thu
+    ("2026-11-26 13:00", "2026-11-27"),  # Thu before the deadline → announced Thu → Friday
+    ("2026-11-26 15:00", "2026-11-30"),  # Thu after → Fri's batch, announced Sun → Monday
+    ("2026-11-27 10:00", "2026-11-30"),  # Fri before → announced Sunday 20:00 → Monday
+    ("2026-11-27 15:00", "2026-12-01"),  # Fri after → Monday's deadline → Tuesday
+    ("2026-11-28 12:00", "2026-12-01"),  # Saturday → Monday's deadline → Tuesday
+    ("2026-11-29 21:00", "2026-12-01"),  # Sunday evening, too
+    ("2026-11-30 00:05", "2026-12-01"),  # just after midnight Monday
+    ("2026-12-31 16:00", "2027-01-04"),  # Thu after the deadline, across a year (holidays ignored)
+]
+
+
+@pytest.mark.parametrize(("submitted", "listed"), CASES)
+def test_announcement_date_for(submitted, listed):
+    moment = dt.datetime.fromisoformat(submitted).replace(tzinfo=NY)
+    assert announcement_date_for(moment) == dt.date.fromisoformat(listed)
+
+
+def test_converts_utc_to_new_york_time_first():
+    # 18:30 UTC on a Monday in November is 13:30 in New York (EST): before the deadline.
+    assert announcement_date_for(dt.datetime(2026, 11, 23, 18, 30, tzinfo=dt.UTC)) == dt.date(
+        2026, 11, 24
+    )
+    # 19:30 UTC is 14:30 in New York: after it.
+    assert announcement_date_for(dt.datetime(2026, 11, 23, 19, 30, tzinfo=dt.UTC)) == dt.date(
+        2026, 11, 25
+    )
+    # In summer (EDT, UTC-4) 17:30 UTC is 13:30 New York: still before.
+    assert announcement_date_for(dt.datetime(2026, 7, 6, 17, 30, tzinfo=dt.UTC)) == dt.date(
+        2026, 7, 7
+    )
+
+
+def test_listing_dates_are_always_weekdays():
+    start = dt.datetime(2026, 11, 1, tzinfo=NY)
+    for hour in range(0, 24 * 60, 1):
+        listed = announcement_date_for(start + dt.timedelta(hours=hour))
+        assert listed.weekday() < 5
+
+
+def test_naive_datetimes_are_refused():
+    with pytest.raises(ValueError, match="timezone-aware"):
+        announcement_date_for(dt.datetime(2026, 11, 23, 10, 0))
