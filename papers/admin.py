@@ -2,6 +2,8 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from peerrevenue.pagecache import invalidate_pages
+
 from .models import Category, IngestRun, Listing, Paper, PaperVersion
 
 
@@ -61,11 +63,13 @@ class PaperAdmin(admin.ModelAdmin):
     @admin.action(description="Hide selected papers from every page")
     def hide(self, request: HttpRequest, queryset: QuerySet) -> None:
         count = Paper.objects.filter(pk__in=queryset.values("pk")).update(hidden=True)
+        invalidate_pages()
         self.message_user(request, f"Hid {count} paper(s).", messages.SUCCESS)
 
     @admin.action(description="Show selected papers again")
     def unhide(self, request: HttpRequest, queryset: QuerySet) -> None:
         count = Paper.objects.filter(pk__in=queryset.values("pk")).update(hidden=False)
+        invalidate_pages()
         self.message_user(request, f"Showed {count} paper(s) again.", messages.SUCCESS)
 
 

@@ -10,6 +10,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from peerrevenue.pagecache import cache_page_for_anonymous
+
 from .models import Category, Listing, Paper, Watch
 
 PAPERS_PER_PAGE = 30
@@ -33,6 +35,7 @@ def paginate(request: HttpRequest, items, per_page: int = PAPERS_PER_PAGE):
         raise Http404("There is no such page.") from None
 
 
+@cache_page_for_anonymous
 def category_listing(request: HttpRequest, code: str, date: str | None = None) -> HttpResponse:
     category = get_object_or_404(Category, code=code)
     until = parse_listing_date(date) if date else None
@@ -50,6 +53,7 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
     return render(request, "papers/category.html", context)
 
 
+@cache_page_for_anonymous
 def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
     listings = paper.listings.select_related("category").order_by("date", "category__code")
@@ -66,6 +70,7 @@ def paper_version_redirect(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     return redirect(paper)
 
 
+@cache_page_for_anonymous
 def archive(request: HttpRequest, archive_code: str) -> HttpResponse:
     categories = Category.objects.filter(archive_code=archive_code).annotate(
         paper_count=Count(

@@ -133,6 +133,9 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# Anonymous pages are cached whole; see peerrevenue/pagecache.py for the invalidation.
+PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "60"))
+
 # Celery: Redis is the broker when configured; otherwise tasks run eagerly in-process so the
 # site works with no services at all.
 CELERY_BROKER_URL = REDIS_URL or "memory://"

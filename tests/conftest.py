@@ -51,10 +51,19 @@ def curator(django_user_model):
 
 @pytest.fixture
 def cs_dc(db):
-    """The cs.DC category, created by the data migration."""
+    """The cs.DC category (the data migration makes it; transactional tests flush it away)."""
     from papers.models import Category
 
-    return Category.objects.get(code="cs.DC")
+    category, _ = Category.objects.get_or_create(
+        code="cs.DC",
+        defaults={
+            "name": "Distributed Computing",
+            "archive_code": "cs",
+            "archive_name": "Computer Science",
+            "ingest_enabled": True,
+        },
+    )
+    return category
 
 
 @pytest.fixture(autouse=True)

@@ -11,10 +11,7 @@ from tests.factories import list_paper, make_paper
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_reader_opens_abstract_and_author_list(page, screenshot):
-    from papers.models import Category
-
-    cs_dc = Category.objects.get(code="cs.DC")
+def test_reader_opens_abstract_and_author_list(page, screenshot, cs_dc):
     long_abstract = (
         "We give a wait-free consensus protocol whose latency is $O(\\log n)$ rounds with "
         "$f < n/3$ Byzantine replicas, and show a lower bound of "

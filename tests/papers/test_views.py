@@ -91,14 +91,17 @@ def test_author_forms(client, cs_dc, authors, short):
     assert f'<p class="paper__authors">{short}</p>' in html
     if len(authors) >= 4:
         assert f"All authors {', '.join(authors)}" in page_text(response)
-        assert "<details class=\"paper__all-authors\">" in html
+        assert '<details class="paper__all-authors">' in html
     else:
         assert "All authors" not in page_text(response)
 
 
 def test_accented_author_names_are_rendered(client, cs_dc):
-    list_paper(make_paper(authors=["Ay\\c{s}e Da\\u{g}l{\\i}", "J\\\"urgen M\\\"uller"]),
-               category=cs_dc, date=FRIDAY)
+    list_paper(
+        make_paper(authors=["Ay\\c{s}e Da\\u{g}l{\\i}", 'J\\"urgen M\\"uller']),
+        category=cs_dc,
+        date=FRIDAY,
+    )
     assert "Ayşe Dağlı and Jürgen Müller" in page_text(client.get("/list/cs.DC/"))
 
 
@@ -120,20 +123,35 @@ def test_ascending_arxiv_id_within_a_day_with_new_and_cross_interleaved(client, 
         ("2610.00200", Listing.AnnounceType.NEW),
     ]:
         primary = "cs.LG" if kind == Listing.AnnounceType.CROSS else "cs.DC"
-        list_paper(make_paper(arxiv_id=arxiv_id, primary=primary), category=cs_dc,
-                   date=FRIDAY, announce_type=kind)
+        list_paper(
+            make_paper(arxiv_id=arxiv_id, primary=primary),
+            category=cs_dc,
+            date=FRIDAY,
+            announce_type=kind,
+        )
     list_paper(make_paper(arxiv_id="2609.09999"), category=cs_dc, date=THURSDAY)
     assert paper_ids_in_order(client.get("/list/cs.DC/")) == [
-        "2610.00100", "2610.00200", "2610.00300", "2609.09999",
+        "2610.00100",
+        "2610.00200",
+        "2610.00300",
+        "2609.09999",
     ]
 
 
 def test_replacements_and_hidden_papers_are_not_in_the_stream(client, cs_dc):
     list_paper(make_paper(arxiv_id="2610.00001"), category=cs_dc, date=FRIDAY)
-    list_paper(make_paper(arxiv_id="2610.00002"), category=cs_dc, date=FRIDAY,
-               announce_type=Listing.AnnounceType.REPLACE)
-    list_paper(make_paper(arxiv_id="2610.00003", primary="cs.LG"), category=cs_dc, date=FRIDAY,
-               announce_type=Listing.AnnounceType.REPLACE_CROSS)
+    list_paper(
+        make_paper(arxiv_id="2610.00002"),
+        category=cs_dc,
+        date=FRIDAY,
+        announce_type=Listing.AnnounceType.REPLACE,
+    )
+    list_paper(
+        make_paper(arxiv_id="2610.00003", primary="cs.LG"),
+        category=cs_dc,
+        date=FRIDAY,
+        announce_type=Listing.AnnounceType.REPLACE_CROSS,
+    )
     list_paper(make_paper(arxiv_id="2610.00004", hidden=True), category=cs_dc, date=FRIDAY)
     assert paper_ids_in_order(client.get("/list/cs.DC/")) == ["2610.00001"]
     assert client.get("/abs/2610.00004/").status_code == 404
@@ -284,8 +302,9 @@ def test_archive_lists_categories_with_counts(client, cs_dc):
 
 
 def test_atom_feed(client, cs_dc):
-    list_paper(make_paper(arxiv_id="2610.00007", title="Fast $O(n)$ gossip"), category=cs_dc,
-               date=FRIDAY)
+    list_paper(
+        make_paper(arxiv_id="2610.00007", title="Fast $O(n)$ gossip"), category=cs_dc, date=FRIDAY
+    )
     list_paper(make_paper(arxiv_id="2610.00008", hidden=True), category=cs_dc, date=FRIDAY)
     response = client.get("/list/cs.DC/feed/")
     assert response.status_code == 200
