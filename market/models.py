@@ -1,0 +1,414 @@
+"""Terms, accounts, holdings, the double-entry ledger, trades, mentions and dividends.
+
+Amounts are integer micro-credits (µ¢) and whole shares in 64-bit columns. The cached numbers
+(``Account.cash``, ``Holding.shares``, ``Term.supply`` and ``Term.reserve``) are changed only by
+``market.trading``; ``manage.py check_ledger`` proves they equal the ledger.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.db.models import F, Q
+from django.urls import NoReverseMatch, reverse
+from django.utils.text import slugify
+
+from . import curve
+from .highlighting import terms_changed
+
+DEFAULT_P0 = 1_000_000  # the first share costs one credit
+DEFAULT_K = 10_000  # and each further share 0.01 credit more
+
+
+class TermQuerySet(models.QuerySet):
+    def listed(self) -> TermQuerySet:
+        return self.filter(status=Term.Status.LISTED)
+
+    def _set_status(self, status: str, reason: str) -> int:
+        # A queryset update skips Term.save(), so tell the matcher itself.
+        count = self.update(status=status, status_reason=reason)
+        terms_changed()
+        return count
+
+    def halt(self, *, reason: str) -> int:
+        return self.exclude(status=Term.Status.DELISTED)._set_status(Term.Status.HALTED, reason)
+
+    def delist(self, *, reason: str = "") -> int:
+        return self._set_status(Term.Status.DELISTED, reason)
+
+    def relist(self) -> int:
+        return self._set_status(Term.Status.LISTED, "")
+
+
+class Term(models.Model):
+    """A word or phrase that trades on the market, on its own bonding curve."""
+
+    class Status(models.TextChoices):
+        LISTED = "listed", "Listed"
+        HALTED = "halted", "Halted"
+        DELISTED = "delisted", "Delisted"
+
+    # Changed by market.trading only, with relative updates under the row lock; Term.save()
+    # never writes them back, so an admin form loaded before a trade cannot undo it.
+    MARKET_STATE_FIELDS = ("supply", "reserve", "version")
+
+    phrase = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=200, unique=True, blank=True)
+    aliases = models.JSONField(
+        default=list, blank=True, help_text="Other spellings that count as this term."
+    )
+    description = models.TextField(blank=True, help_text="Markdown.")
+    p0 = models.BigIntegerField(
+        "first share price (µ¢)", default=DEFAULT_P0, help_text="Price of the first share."
+    )
+    k = models.BigIntegerField(
+        "price step (µ¢)", default=DEFAULT_K, help_text="Price increase per share outstanding."
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.LISTED)
+    status_reason = models.TextField(blank=True, help_text="Why trading is halted or delisted.")
+    supply = models.BigIntegerField(default=0, editable=False)
+    reserve = models.BigIntegerField("reserve (µ¢)", default=0, editable=False)
+    version = models.BigIntegerField(
+        default=0, editable=False, help_text="Number of trades so far; each trade bumps it."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TermQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["phrase"]
+        constraints = [
+            models.CheckConstraint(condition=Q(supply__gte=0), name="term_supply_non_negative"),
+            models.CheckConstraint(condition=Q(reserve__gte=0), name="term_reserve_non_negative"),
+            models.CheckConstraint(condition=Q(p0__gte=1), name="term_p0_positive"),
+            models.CheckConstraint(condition=Q(k__gte=0), name="term_k_non_negative"),
+            models.CheckConstraint(condition=Q(version__gte=0), name="term_version_non_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.phrase
+
+    def save(self, *args, **kwargs) -> None:
+        if not self.slug:
+            self.slug = slugify(self.phrase)
+        if self._state.adding:
+            if self.supply or self.reserve or self.version:
+                raise ValueError("A new term starts with no shares; trade through market.trading.")
+            super().save(*args, **kwargs)
+        else:
+            if kwargs.get("update_fields") is None:
+                kwargs["update_fields"] = [
+                    f.name
+                    for f in self._meta.concrete_fields
+                    if not f.primary_key and f.name not in self.MARKET_STATE_FIELDS
+                ]
+            with transaction.atomic():
+                # Lock first: a buy between our check and our write would price shares on a
+                # curve that no longer matches the reserve.
+                Term.objects.select_for_update().filter(pk=self.pk).values("pk").first()
+                if self._curve_changed_with_shares_out():
+                    raise ValidationError(
+                        "p0 and k can change only while no shares are outstanding."
+                    )
+                super().save(*args, **kwargs)
+        terms_changed()
+
+    def get_absolute_url(self) -> str:
+        try:
+            return reverse("market:term", args=[self.slug])
+        except NoReverseMatch:  # the market pages arrive in a later issue
+            return f"/market/{self.slug}/"
+
+    def delete(self, *args, **kwargs):
+        result = super().delete(*args, **kwargs)
+        terms_changed()
+        return result
+
+    @property
+    def curve_params(self) -> dict[str, int]:
+        return {"p0": self.p0, "k": self.k}
+
+    @property
+    def price(self) -> int:
+        """µ¢ price of the next share."""
+        return curve.price(self.supply, p0=self.p0, k=self.k)
+
+    @property
+    def is_tradable(self) -> bool:
+        return self.status == self.Status.LISTED
+
+    def clean(self) -> None:
+        self.phrase = " ".join(self.phrase.split())
+        if not slugify(self.phrase):
+            raise ValidationError({"phrase": "The phrase needs at least one letter or digit."})
+        if not isinstance(self.aliases, list) or not all(isinstance(a, str) for a in self.aliases):
+            raise ValidationError({"aliases": 'Give a list of strings, e.g. ["KV-cache"].'})
+        if self.pk and self._curve_changed_with_shares_out():
+            raise ValidationError("p0 and k can change only while no shares are outstanding.")
+
+    def _curve_changed_with_shares_out(self) -> bool:
+        current = Term.objects.filter(pk=self.pk).values("supply", "p0", "k").first()
+        return bool(
+            current and current["supply"] and (current["p0"], current["k"]) != (self.p0, self.k)
+        )
+
+
+class AccountQuerySet(models.QuerySet):
+    def system(self, kind: str) -> Account:
+        """The issuance or fee account, created on first use (tests may flush the table)."""
+        account, _ = self.get_or_create(kind=kind, user=None)
+        return account
+
+    def users(self) -> AccountQuerySet:
+        return self.filter(kind=Account.Kind.USER)
+
+
+class Account(models.Model):
+    """Cash, in µ¢. One per user, plus the issuance account (which mints grants and dividends,
+    so its balance is minus everything ever minted) and the fee account."""
+
+    class Kind(models.TextChoices):
+        USER = "user", "User"
+        ISSUANCE = "issuance", "Issuance"
+        FEES = "fees", "Fees"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.USER)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="market_account",
+    )
+    cash = models.BigIntegerField("cash (µ¢)", default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AccountQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="issuance") | Q(cash__gte=0), name="account_cash_non_negative"
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="user") & Q(user__isnull=False))
+                | (~Q(kind="user") & Q(user__isnull=True)),
+                name="account_user_iff_user_kind",
+            ),
+            models.UniqueConstraint(
+                fields=["kind"], condition=~Q(kind="user"), name="one_account_per_system_kind"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.kind == self.Kind.USER:
+            return f"{self.user} (account {self.pk})"
+        return f"{self.get_kind_display()} account"
+
+
+class Holding(models.Model):
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="holdings")
+    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="holdings")
+    shares = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["account", "term"]
+        constraints = [
+            models.UniqueConstraint(fields=["account", "term"], name="one_holding_per_term"),
+            models.CheckConstraint(condition=Q(shares__gte=0), name="holding_non_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account}: {self.shares} × {self.term}"
+
+
+class LedgerTransaction(models.Model):
+    """One movement of money or shares; its entries sum to zero per asset."""
+
+    class Kind(models.TextChoices):
+        GRANT = "grant", "Starting grant"
+        TRADE = "trade", "Trade"
+        DIVIDEND = "dividend", "Dividend"
+        ADJUSTMENT = "adjustment", "Balance adjustment"
+
+    # Transactions that bring new money in from the issuance account.
+    MINTING_KINDS = (Kind.GRANT, Kind.DIVIDEND, Kind.ADJUSTMENT)
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    memo = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = "ledger transaction"
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.get_kind_display()}"
+
+
+class Entry(models.Model):
+    """One leg of a ledger transaction.
+
+    The asset is cash (µ¢) or shares of ``term``. Where it sits is ``account``; an entry with
+    no account sits in the term's pool: for cash that is the term's reserve, for shares it is the
+    issuing side (minus the supply), so buying shares moves them from the pool to the buyer.
+    """
+
+    class Asset(models.TextChoices):
+        CASH = "cash", "Cash (µ¢)"
+        SHARES = "shares", "Shares"
+
+    transaction = models.ForeignKey(
+        LedgerTransaction, on_delete=models.PROTECT, related_name="entries"
+    )
+    account = models.ForeignKey(
+        Account, on_delete=models.PROTECT, null=True, blank=True, related_name="entries"
+    )
+    term = models.ForeignKey(
+        Term, on_delete=models.PROTECT, null=True, blank=True, related_name="entries"
+    )
+    asset = models.CharField(max_length=8, choices=Asset.choices)
+    amount = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "entries"
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="entry_amount_non_zero"),
+            # Cash sits in an account or in one term's reserve, never both.
+            models.CheckConstraint(
+                condition=~Q(asset="cash")
+                | Q(account__isnull=True, term__isnull=False)
+                | Q(account__isnull=False, term__isnull=True),
+                name="entry_cash_location",
+            ),
+            models.CheckConstraint(
+                condition=~Q(asset="shares") | Q(term__isnull=False), name="entry_shares_have_term"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        where = self.account_id and f"account {self.account_id}" or f"pool of term {self.term_id}"
+        what = "µ¢" if self.asset == self.Asset.CASH else f"shares of term {self.term_id}"
+        return f"{self.amount:+,} {what} @ {where}"
+
+
+class Trade(models.Model):
+    class Side(models.TextChoices):
+        BUY = "buy", "Buy"
+        SELL = "sell", "Sell"
+
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="trades")
+    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="trades")
+    transaction = models.OneToOneField(
+        LedgerTransaction, on_delete=models.PROTECT, related_name="trade"
+    )
+    key = models.CharField(max_length=100, help_text="The client's idempotency key.")
+    side = models.CharField(max_length=4, choices=Side.choices)
+    shares = models.BigIntegerField()
+    amount = models.BigIntegerField("amount (µ¢)", help_text="Curve amount, fee excluded.")
+    fee = models.BigIntegerField("fee (µ¢)")
+    supply_before = models.BigIntegerField()
+    supply_after = models.BigIntegerField()
+    price_before = models.BigIntegerField("price before (µ¢)")
+    price_after = models.BigIntegerField("price after (µ¢)")
+    term_version = models.BigIntegerField(help_text="The term's version after this trade.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["account", "key"], name="unique_trade_key_per_account"),
+            models.UniqueConstraint(fields=["term", "term_version"], name="unique_trade_version"),
+            models.CheckConstraint(condition=Q(shares__gt=0), name="trade_shares_positive"),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="trade_amount_non_negative"),
+            models.CheckConstraint(condition=Q(fee__gte=0), name="trade_fee_non_negative"),
+            models.CheckConstraint(
+                condition=Q(supply_before__gte=0, supply_after__gte=0),
+                name="trade_supply_non_negative",
+            ),
+            models.CheckConstraint(
+                condition=(Q(side="buy") & Q(supply_after=F("supply_before") + F("shares")))
+                | (Q(side="sell") & Q(supply_after=F("supply_before") - F("shares"))),
+                name="trade_supply_moves_by_shares",
+            ),
+        ]
+        indexes = [models.Index(fields=["term", "created_at"], name="trade_term_time")]
+
+    def __str__(self) -> str:
+        return f"{self.get_side_display()} {self.shares} × {self.term_id} (trade {self.pk})"
+
+    @property
+    def total(self) -> int:
+        """What the trader paid (buy) or received (sell), fee included, in µ¢."""
+        return self.amount + self.fee if self.side == self.Side.BUY else self.amount - self.fee
+
+    @property
+    def cash_change(self) -> int:
+        return -self.total if self.side == self.Side.BUY else self.total
+
+    @property
+    def shares_change(self) -> int:
+        return self.shares if self.side == self.Side.BUY else -self.shares
+
+
+class Mention(models.Model):
+    """A paper whose title or abstract mentions a term, counted by market.highlighting."""
+
+    term = models.ForeignKey(Term, on_delete=models.CASCADE, related_name="mentions")
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="mentions")
+    date = models.DateField(help_text="Announcement date on which it was counted.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-date", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["term", "paper"], name="unique_mention_per_paper")
+        ]
+        indexes = [models.Index(fields=["term", "-date"], name="mention_term_date")]
+
+    def __str__(self) -> str:
+        return f"{self.term} in {self.paper_id}"
+
+
+class DividendEvent(models.Model):
+    """The dividend for one term and one mentioning paper: paid once, ever."""
+
+    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="dividend_events")
+    paper = models.ForeignKey(
+        "papers.Paper", on_delete=models.PROTECT, related_name="dividend_events"
+    )
+    category = models.ForeignKey(
+        "papers.Category", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    date = models.DateField(help_text="Announcement date of the paper.")
+    per_share = models.BigIntegerField("dividend per share (µ¢)")
+    shares = models.BigIntegerField(help_text="Shares held when it was paid.")
+    transaction = models.ForeignKey(
+        LedgerTransaction,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="dividend_events",
+        help_text="Empty when nobody held shares.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-date", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["term", "paper"], name="one_dividend_per_term_paper"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.term} for {self.paper_id}: {self.per_share} µ¢ × {self.shares}"
+
+    @property
+    def amount(self) -> int:
+        return self.per_share * self.shares

@@ -1,0 +1,207 @@
+"""Finding the market's terms in text: the one matcher that both counts mentions for dividends
+and (on the pages) decides which words are highlighted.
+
+How mentions are counted
+------------------------
+A paper mentions a term when its title or its abstract contains the term's phrase, or one of
+the term's aliases, under these rules:
+
+1. **Case does not matter.** "KV cache", "kv cache" and "KV Cache" are the same.
+2. **Whole words only.** "cache" is not found inside "cached" or "cacheline". A hyphen separates
+   words, so "cache" is found in "KV-cache" and in "cache-aware".
+3. **Plurals count.** The last word may take "s" or "es" ("GPUs", "caches", "indexes"), and a
+   last word ending in a consonant and "y" may end in "ies" instead ("policy" → "policies").
+4. **Hyphens and spaces are interchangeable** between the words of a phrase: "key-value store",
+   "key value store" and "key-value-store" are one term; line breaks count as spaces.
+5. **Aliases** listed on a term count exactly like its phrase.
+6. **The longest match wins.** Where two terms overlap ("key-value store" and "value store"),
+   only the longer one counts; of two equally long matches, the earlier one does.
+7. **A paper counts once per term**, however many times it mentions the term, and only in the
+   day it is first announced (new submissions and cross-lists, not replacements).
+
+Only listed terms are matched: halted and delisted terms neither pay nor highlight.
+
+The compiled matcher is cached per process and rebuilt when any term changes: saving or
+deleting a term, or changing its status, bumps a version kept in the shared cache.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db import transaction
+
+CACHE_KEY = "market:terms:version"
+
+# Between two words of a phrase: a run of spaces (TeX's ~ is a space too), or one hyphen with
+# optional spaces after it (a line break after a hyphen in a wrapped abstract).
+_HYPHENS = "\\-\u2010\u2011"
+_SEPARATOR = rf"(?:[\s~]*[{_HYPHENS}][\s~]*|[\s~]+)"
+_SPLIT_PHRASE = re.compile(rf"[\s~{_HYPHENS}]+")
+_WORD = re.compile(r"\w+")
+_CONSONANT_Y = re.compile(r"[^\W\daeiou_]y$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class TermRef:
+    id: int
+    slug: str
+    phrase: str
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    start: int
+    end: int
+    term: TermRef
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+def _phrase_pattern(phrase: str) -> tuple[str, re.Pattern[str], int] | None:
+    """(index key, compiled pattern, offset of the key's first character in the match)."""
+    words = [word for word in _SPLIT_PHRASE.split(phrase.strip()) if word]
+    if not words or not _WORD.search(words[0]):
+        return None
+    parts = [re.escape(word) for word in words[:-1]]
+    last = words[-1]
+    if _CONSONANT_Y.search(last):
+        parts.append(re.escape(last[:-1]) + "(?:y|ies)")
+    elif last[-1].isalpha():
+        parts.append(re.escape(last) + "(?:e?s)?")
+    else:
+        parts.append(re.escape(last))
+    body = _SEPARATOR.join(parts)
+    # Word boundaries only where the phrase itself starts/ends with a word character, so that
+    # phrases such as "C++" still match.
+    if re.match(r"\w", words[0]):
+        body = r"(?<!\w)" + body
+    if re.search(r"\w$", last):
+        body += r"(?!\w)"
+    first_word = _WORD.search(words[0])
+    assert first_word is not None
+    return first_word.group().lower(), re.compile(body, re.IGNORECASE), first_word.start()
+
+
+def _keys_for(word: str) -> Iterable[str]:
+    """Index keys a text word may stand for: itself and its singulars."""
+    yield word
+    if word.endswith("s"):
+        yield word[:-1]
+        if word.endswith("es"):
+            yield word[:-2]
+        if word.endswith("ies"):
+            yield word[:-3] + "y"
+
+
+class Matcher:
+    """Finds listed terms in text. Build with :meth:`from_terms`; safe to share across threads."""
+
+    def __init__(self, terms: Iterable[tuple[TermRef, Iterable[str]]]):
+        self._by_key: dict[str, list[tuple[re.Pattern[str], int, TermRef]]] = {}
+        self.terms: dict[int, TermRef] = {}
+        for ref, phrases in terms:
+            self.terms[ref.id] = ref
+            seen: set[str] = set()
+            for phrase in phrases:
+                compiled = _phrase_pattern(phrase)
+                if compiled is None or compiled[1].pattern in seen:
+                    continue
+                seen.add(compiled[1].pattern)
+                key, pattern, offset = compiled
+                self._by_key.setdefault(key, []).append((pattern, offset, ref))
+
+    @classmethod
+    def from_terms(cls, rows: Iterable[dict]) -> Matcher:
+        """Rows with ``id``, ``slug``, ``phrase`` and ``aliases`` (as from ``.values()``)."""
+        return cls(
+            (
+                TermRef(row["id"], row["slug"], row["phrase"]),
+                [row["phrase"], *(a for a in row.get("aliases") or [] if isinstance(a, str))],
+            )
+            for row in rows
+        )
+
+    def find_mentions(self, text: str) -> list[Match]:
+        """Non-overlapping matches in text order; on overlaps the longest (then earliest) wins."""
+        if not self._by_key or not text:
+            return []
+        candidates: set[Match] = set()
+        for word in _WORD.finditer(text):
+            lowered = word.group().lower()
+            for key in _keys_for(lowered):
+                for pattern, offset, ref in self._by_key.get(key, ()):
+                    start = word.start() - offset
+                    if start < 0:
+                        continue
+                    found = pattern.match(text, start)
+                    if found:
+                        candidates.add(Match(found.start(), found.end(), ref))
+        chosen: list[Match] = []
+        for candidate in sorted(candidates, key=lambda m: (-len(m), m.start, m.term.id)):
+            if all(candidate.end <= m.start or candidate.start >= m.end for m in chosen):
+                chosen.append(candidate)
+        return sorted(chosen, key=lambda m: m.start)
+
+    def mentioned_terms(self, text: str) -> set[int]:
+        return {match.term.id for match in self.find_mentions(text)}
+
+
+_compiled_lock = threading.Lock()
+_compiled: tuple[str, Matcher] | None = None
+
+
+def _current_version() -> str:
+    version = cache.get(CACHE_KEY)
+    if version is None:
+        # Evicted or never set: any fresh token forces every process to rebuild once.
+        cache.add(CACHE_KEY, uuid.uuid4().hex, None)
+        version = cache.get(CACHE_KEY) or "uncached"
+    return version
+
+
+def terms_changed() -> None:
+    """Invalidate every process's matcher. Called when terms are saved, deleted or re-statused.
+
+    Bumped now (so this process and this transaction see the change) and again after commit (so
+    a process that rebuilt from the database before our commit does not keep the old terms).
+    """
+
+    def bump() -> None:
+        cache.set(CACHE_KEY, uuid.uuid4().hex, None)
+
+    bump()
+    transaction.on_commit(bump)
+
+
+def current_matcher() -> Matcher:
+    """The matcher over all listed terms, rebuilt only when the terms changed."""
+    global _compiled
+    version = _current_version()
+    compiled = _compiled
+    if compiled is not None and compiled[0] == version:
+        return compiled[1]
+    from .models import Term
+
+    with _compiled_lock:
+        matcher = Matcher.from_terms(
+            Term.objects.listed().values("id", "slug", "phrase", "aliases")
+        )
+        _compiled = (version, matcher)
+    return matcher
+
+
+def find_mentions(text: str) -> list[Match]:
+    """Listed terms in ``text`` as ``Match(start, end, term)``; see the module doc for the rules."""
+    return current_matcher().find_mentions(text)
+
+
+def mentioned_terms(text: str) -> set[int]:
+    """Ids of the listed terms that ``text`` mentions."""
+    return current_matcher().mentioned_terms(text)

@@ -1,0 +1,337 @@
+"""Proving the books: every invariant of the market, checked with a handful of SQL aggregates.
+
+``check_ledger()`` returns a report whose ``violations`` are sentences a person can act on;
+``manage.py check_ledger`` prints it and exits non-zero when any invariant fails, and the
+``market.tasks.check_ledger`` beat task logs an error.
+
+Invariants:
+1. each ledger transaction sums to zero per asset (cash, and shares of each term);
+2. each account's cached cash equals the sum of its cash entries;
+3. each holding equals the sum of its share entries (and no entries lack a holding);
+4. each term's reserve and supply equal the sums of its pool's entries;
+5. nothing is negative: user and fee cash, holdings, supplies, reserves;
+6. each term's reserve equals cost(0, supply) on its curve;
+7. each term's supply equals the sum of its holdings;
+8. user cash + fees + reserves equal everything minted: grants + dividends + adjustments,
+   and only those kinds of transaction mint;
+9. per term, trade versions run 1, 2, … without gaps up to the term's version, each trade
+   starts at the supply the previous one left, and the last leaves the current supply;
+10. each trade's ledger entries move exactly the trade's amount, fee and shares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import connection, transaction
+
+from . import curve
+from .models import Account, Entry, Holding, LedgerTransaction, Term, Trade
+from .units import format_credits
+
+MAX_LINES_PER_CHECK = 20
+
+
+@dataclass
+class LedgerReport:
+    violations: list[str] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def text(self) -> str:
+        head = ", ".join(f"{value:,} {name}" for name, value in self.stats.items())
+        if self.ok:
+            return f"Ledger OK: {head}."
+        lines = [f"Ledger check FAILED: {len(self.violations)} violation(s) ({head})."]
+        lines += [f"- {violation}" for violation in self.violations]
+        return "\n".join(lines)
+
+
+def _rows(sql: str, params: tuple = ()) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _tables() -> dict[str, str]:
+    return {
+        "entry": Entry._meta.db_table,
+        "txn": LedgerTransaction._meta.db_table,
+        "account": Account._meta.db_table,
+        "holding": Holding._meta.db_table,
+        "term": Term._meta.db_table,
+        "trade": Trade._meta.db_table,
+    }
+
+
+class _Collector:
+    def __init__(self, report: LedgerReport):
+        self.report = report
+
+    def add(self, lines: list[str], what: str) -> None:
+        self.report.violations.extend(lines[:MAX_LINES_PER_CHECK])
+        if len(lines) > MAX_LINES_PER_CHECK:
+            self.report.violations.append(
+                f"… and {len(lines) - MAX_LINES_PER_CHECK:,} more {what}."
+            )
+
+
+def _account_label(kind: str, account_id: int, username: str | None) -> str:
+    if kind == Account.Kind.USER:
+        return f"Account {account_id} ({username})"
+    return f"The {kind} account ({account_id})"
+
+
+def check_ledger() -> LedgerReport:
+    """Check every invariant, read-only, against one consistent snapshot of the database."""
+    if connection.in_atomic_block:
+        return _check()
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            # Trades may commit while we run several queries; all of them must see the same
+            # moment or a trade between two queries would look like a violation.
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return _check()
+
+
+def _check() -> LedgerReport:
+    report = LedgerReport()
+    out = _Collector(report)
+    t = _tables()
+    user_table = Account._meta.get_field("user").related_model._meta.db_table
+    username_field = Account._meta.get_field("user").related_model.USERNAME_FIELD
+
+    report.stats = dict(
+        zip(
+            ["transactions", "entries", "trades", "accounts", "terms"],
+            _rows(
+                f"""SELECT (SELECT COUNT(*) FROM {t["txn"]}), (SELECT COUNT(*) FROM {t["entry"]}),
+                (SELECT COUNT(*) FROM {t["trade"]}), (SELECT COUNT(*) FROM {t["account"]}),
+                (SELECT COUNT(*) FROM {t["term"]})"""
+            )[0],
+            strict=True,
+        )
+    )
+
+    # 1. Balanced transactions.
+    out.add(
+        [
+            f"Ledger transaction {txn_id} does not balance: its {asset} entries"
+            f"{f' for term {term_id}' if term_id else ''} sum to {total:+,}, not 0."
+            for txn_id, asset, term_id, total in _rows(
+                f"""SELECT transaction_id, asset,
+                    CASE WHEN asset = 'shares' THEN term_id END AS share_term, SUM(amount)
+                FROM {t["entry"]} GROUP BY 1, 2, 3 HAVING SUM(amount) <> 0 ORDER BY 1, 2, 3"""
+            )
+        ],
+        "unbalanced transactions",
+    )
+
+    # 2 and 5. Cached cash against the ledger; no negative cash outside issuance.
+    lines = []
+    for account_id, kind, username, cash, ledger in _rows(
+        f"""SELECT a.id, a.kind, u.{username_field}, a.cash, COALESCE(s.total, 0)
+        FROM {t["account"]} a
+        LEFT JOIN {user_table} u ON u.id = a.user_id
+        LEFT JOIN (SELECT account_id, SUM(amount) AS total FROM {t["entry"]}
+                   WHERE asset = 'cash' AND account_id IS NOT NULL GROUP BY account_id) s
+               ON s.account_id = a.id
+        WHERE a.cash <> COALESCE(s.total, 0) OR (a.kind <> 'issuance' AND a.cash < 0)
+        ORDER BY a.id"""
+    ):
+        label = _account_label(kind, account_id, username)
+        if cash != ledger:
+            lines.append(
+                f"{label} shows cash {cash:,} µ¢ but its ledger entries sum to {ledger:,} µ¢ "
+                f"(off by {cash - ledger:+,} µ¢)."
+            )
+        if kind != Account.Kind.ISSUANCE and cash < 0:
+            lines.append(f"{label} has negative cash: {format_credits(cash)}.")
+    out.add(lines, "account problems")
+
+    # 3 and 5. Holdings against the ledger; none negative.
+    lines = []
+    for account_id, term_id, shares, ledger in _rows(
+        f"""SELECT COALESCE(h.account_id, s.account_id), COALESCE(h.term_id, s.term_id),
+               h.shares, COALESCE(s.total, 0)
+        FROM {t["holding"]} h
+        FULL OUTER JOIN (SELECT account_id, term_id, SUM(amount) AS total FROM {t["entry"]}
+                         WHERE asset = 'shares' AND account_id IS NOT NULL GROUP BY 1, 2) s
+                     ON s.account_id = h.account_id AND s.term_id = h.term_id
+        WHERE COALESCE(h.shares, 0) <> COALESCE(s.total, 0) OR h.shares < 0
+        ORDER BY 1, 2"""
+    ):
+        if shares is None:
+            lines.append(
+                f"Account {account_id} has ledger entries for {ledger:,} shares of term "
+                f"{term_id} but no holding row."
+            )
+        elif shares != ledger:
+            lines.append(
+                f"Account {account_id} shows {shares:,} shares of term {term_id} but its "
+                f"ledger entries sum to {ledger:,} (off by {shares - ledger:+,})."
+            )
+        if shares is not None and shares < 0:
+            lines.append(
+                f"Account {account_id} holds a negative {shares:,} shares of term {term_id}."
+            )
+    out.add(lines, "holding problems")
+
+    # 4, 5, 6, 7. Each term's supply and reserve against pool entries, holdings and the curve.
+    lines = []
+    for term_id, phrase, supply, reserve, p0, k, pool_cash, pool_shares, held in _rows(
+        f"""SELECT t.id, t.phrase, t.supply, t.reserve, t.p0, t.k,
+               COALESCE(p.cash, 0), COALESCE(p.shares, 0), COALESCE(h.shares, 0)
+        FROM {t["term"]} t
+        LEFT JOIN (SELECT term_id,
+                          SUM(amount) FILTER (WHERE asset = 'cash') AS cash,
+                          SUM(amount) FILTER (WHERE asset = 'shares') AS shares
+                   FROM {t["entry"]} WHERE account_id IS NULL GROUP BY term_id) p
+               ON p.term_id = t.id
+        LEFT JOIN (SELECT term_id, SUM(shares) AS shares FROM {t["holding"]} GROUP BY term_id) h
+               ON h.term_id = t.id
+        ORDER BY t.id"""
+    ):
+        label = f"Term {term_id} (“{phrase}”)"
+        if supply < 0 or reserve < 0:
+            lines.append(f"{label} has a negative supply ({supply:,}) or reserve ({reserve:,}).")
+            continue
+        if reserve != pool_cash:
+            lines.append(
+                f"{label} shows a reserve of {reserve:,} µ¢ but its ledger entries sum to "
+                f"{pool_cash:,} µ¢ (off by {reserve - pool_cash:+,} µ¢)."
+            )
+        if supply != -pool_shares:
+            lines.append(
+                f"{label} shows a supply of {supply:,} shares but the ledger issued "
+                f"{-pool_shares:,}."
+            )
+        if supply != held:
+            lines.append(f"{label} shows a supply of {supply:,} but holders hold {held:,}.")
+        expected = curve.reserve(supply, p0=p0, k=k) if p0 >= 1 and k >= 0 else None
+        if reserve != expected:
+            lines.append(
+                f"{label} holds a reserve of {reserve:,} µ¢ but its curve needs "
+                f"cost(0, {supply:,}) = {expected if expected is None else f'{expected:,}'} µ¢."
+            )
+    out.add(lines, "term problems")
+
+    # 8. Money: what exists equals what was minted, and only minting kinds mint.
+    (held_cash, fees, reserves), minted_by_kind = (
+        _rows(
+            f"""SELECT (SELECT COALESCE(SUM(cash), 0) FROM {t["account"]} WHERE kind = 'user'),
+                       (SELECT COALESCE(SUM(cash), 0) FROM {t["account"]} WHERE kind = 'fees'),
+                       (SELECT COALESCE(SUM(reserve), 0) FROM {t["term"]})"""
+        )[0],
+        dict(
+            _rows(
+                f"""SELECT x.kind, -SUM(e.amount) FROM {t["entry"]} e
+                JOIN {t["txn"]} x ON x.id = e.transaction_id
+                JOIN {t["account"]} a ON a.id = e.account_id
+                WHERE a.kind = 'issuance' AND e.asset = 'cash' GROUP BY x.kind"""
+            )
+        ),
+    )
+    minted = sum(minted_by_kind.get(kind, 0) for kind in LedgerTransaction.MINTING_KINDS)
+    if held_cash + fees + reserves != minted:
+        breakdown = ", ".join(
+            f"{kind} {minted_by_kind.get(kind, 0):,}" for kind in LedgerTransaction.MINTING_KINDS
+        )
+        report.violations.append(
+            f"Money does not add up: user cash {held_cash:,} + fees {fees:,} + reserves "
+            f"{reserves:,} = {held_cash + fees + reserves:,} µ¢, but {minted:,} µ¢ were minted "
+            f"({breakdown}); difference {held_cash + fees + reserves - minted:+,} µ¢."
+        )
+    for kind, amount in sorted(minted_by_kind.items()):
+        if kind not in LedgerTransaction.MINTING_KINDS and amount:
+            report.violations.append(
+                f"{kind} transactions moved {amount:+,} µ¢ out of the issuance account; only "
+                "grants, dividends and adjustments may."
+            )
+
+    # 9. Trade versions: gapless per term and chained by supply.
+    out.add(
+        [
+            f"Trade {trade_id} on term {term_id} has version {version:,} where {expected:,} was "
+            f"expected, or starts at supply {before:,} where the previous trade left "
+            f"{previous:,}."
+            for trade_id, term_id, version, expected, before, previous in _rows(
+                f"""SELECT id, term_id, term_version, expected, supply_before, previous FROM (
+                    SELECT id, term_id, term_version, supply_before,
+                           ROW_NUMBER() OVER w AS expected,
+                           COALESCE(LAG(supply_after) OVER w, 0) AS previous
+                    FROM {t["trade"]} WINDOW w AS (PARTITION BY term_id ORDER BY term_version)
+                ) s WHERE term_version <> expected OR supply_before <> previous
+                ORDER BY term_id, term_version"""
+            )
+        ],
+        "trade sequence problems",
+    )
+    out.add(
+        [
+            f"Term {term_id} (“{phrase}”) is at version {version:,} with supply {supply:,}, but "
+            f"its trades number {count:,} and the last left supply {last_supply:,}."
+            for term_id, phrase, version, supply, count, last_supply in _rows(
+                f"""SELECT t.id, t.phrase, t.version, t.supply, COALESCE(c.n, 0),
+                           COALESCE(l.supply_after, 0)
+                FROM {t["term"]} t
+                LEFT JOIN (SELECT term_id, COUNT(*) AS n FROM {t["trade"]} GROUP BY term_id) c
+                       ON c.term_id = t.id
+                LEFT JOIN {t["trade"]} l ON l.term_id = t.id AND l.term_version = (
+                    SELECT MAX(term_version) FROM {t["trade"]} WHERE term_id = t.id)
+                WHERE t.version <> COALESCE(c.n, 0) OR t.supply <> COALESCE(l.supply_after, 0)
+                ORDER BY t.id"""
+            )
+        ],
+        "term version problems",
+    )
+
+    # 10. Each trade's entries move exactly what the trade says.
+    out.add(
+        [
+            f"Trade {trade_id} ({side} {shares:,} shares, amount {amount:,} µ¢, fee {fee:,} µ¢) "
+            f"does not match its ledger transaction: trader cash {trader_cash:+,}, reserve "
+            f"{pool_cash:+,}, fees {fee_cash:+,} µ¢, trader shares {trader_shares:+,}."
+            for (
+                trade_id,
+                side,
+                shares,
+                amount,
+                fee,
+                trader_cash,
+                pool_cash,
+                fee_cash,
+                trader_shares,
+            ) in _rows(
+                f"""SELECT tr.id, tr.side, tr.shares, tr.amount, tr.fee, s.trader_cash,
+                           s.pool_cash, s.fee_cash, s.trader_shares
+                FROM {t["trade"]} tr
+                JOIN (SELECT tr2.id AS trade_id,
+                        COALESCE(SUM(e.amount) FILTER (WHERE e.asset = 'cash'
+                            AND e.account_id = tr2.account_id), 0) AS trader_cash,
+                        COALESCE(SUM(e.amount) FILTER (WHERE e.asset = 'cash'
+                            AND e.account_id IS NULL AND e.term_id = tr2.term_id), 0) AS pool_cash,
+                        COALESCE(SUM(e.amount) FILTER (WHERE e.asset = 'cash'
+                            AND e.account_id <> tr2.account_id), 0) AS fee_cash,
+                        COALESCE(SUM(e.amount) FILTER (WHERE e.asset = 'shares'
+                            AND e.account_id = tr2.account_id AND e.term_id = tr2.term_id), 0)
+                            AS trader_shares
+                      FROM {t["trade"]} tr2 JOIN {t["entry"]} e
+                        ON e.transaction_id = tr2.transaction_id
+                      GROUP BY tr2.id) s ON s.trade_id = tr.id
+                WHERE s.pool_cash <> CASE tr.side WHEN 'buy' THEN tr.amount ELSE -tr.amount END
+                   OR s.fee_cash <> tr.fee
+                   OR s.trader_cash <> CASE tr.side WHEN 'buy' THEN -(tr.amount + tr.fee)
+                                                    ELSE tr.amount - tr.fee END
+                   OR s.trader_shares <> CASE tr.side WHEN 'buy' THEN tr.shares
+                                                      ELSE -tr.shares END
+                ORDER BY tr.id"""
+            )
+        ],
+        "trades that differ from their entries",
+    )
+    return report

@@ -1,0 +1,41 @@
+"""Celery tasks: they take primary keys and plain values and call the domain functions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from celery import shared_task
+from django.db import OperationalError
+
+from papers.models import Category
+
+from .dividends import pay_dividends_for_day
+from .ledger import check_ledger as run_ledger_check
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(
+    name="market.tasks.pay_dividends",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=5,
+)
+def pay_dividends(category_id: int, date_iso: str) -> dict:
+    """Pay the dividends for one category's ingested day; safe to run again."""
+    category = Category.objects.get(pk=category_id)
+    summary = pay_dividends_for_day(category=category, date=dt.date.fromisoformat(date_iso))
+    logger.info("Dividends for %s %s: %s", category.code, date_iso, summary.as_dict())
+    return summary.as_dict()
+
+
+@shared_task(name="market.tasks.check_ledger")
+def check_ledger() -> bool:
+    """Periodic audit of the books; logs an error (for alerting) on any violation."""
+    report = run_ledger_check()
+    if report.ok:
+        logger.info("%s", report.text())
+    else:
+        logger.error("%s", report.text())
+    return report.ok

@@ -1,0 +1,634 @@
+"""Trading, and every other movement of cash and shares.
+
+This module is the only code that changes cash, holdings, a term's supply or its reserve:
+trades, starting grants, dividend payouts and admin balance adjustments all come through here
+and all write balanced ledger transactions.
+
+Concurrency. Each operation is one database transaction. A trade locks the term row, then the
+trader's account row (``SELECT … FOR UPDATE``, always in that order, so two trades can never
+wait on each other in a cycle), checks, and applies relative updates (``F()``) so the database
+does the arithmetic on the locked rows. The fee account is updated last, which keeps the lock
+on that shared row as short as possible. Dividends lock the term, then the holders' accounts
+in id order, then the issuance account; adjustments lock the account, then issuance. Should
+Postgres still report a serialization failure or a deadlock, the whole transaction is retried
+with bounded, jittered exponential backoff.
+
+Idempotency. A trade carries a client key, unique per account. A repeated key returns the
+original trade and changes nothing: the key is re-checked after the account row is locked, and
+two repeats that race past that check (through different term locks) are stopped by the unique
+constraint, after which the loser returns the winner's trade.
+
+Limits. ``max_cost`` (buy) and ``min_proceeds`` (sell) include the fee: they bound what leaves
+or reaches the trader's cash. ``None`` means no limit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import psycopg.errors
+from django.conf import settings
+from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db.models import F, OuterRef, Subquery
+
+from . import curve
+from .models import Account, DividendEvent, Entry, Holding, LedgerTransaction, Term, Trade
+from .units import format_credits
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+MAX_ATTEMPTS = 6
+BACKOFF_BASE_SECONDS = 0.005
+BACKOFF_CAP_SECONDS = 0.25
+KEY_MAX_LENGTH = Trade._meta.get_field("key").max_length
+
+
+# Refusals ---------------------------------------------------------------------------------
+
+
+class TradeError(Exception):
+    """A refused trade or transfer. The message tells the person what to do about it."""
+
+
+class InsufficientCash(TradeError):
+    pass
+
+
+class InsufficientShares(TradeError):
+    pass
+
+
+class Slippage(TradeError):
+    """The price moved past the trader's limit (max_cost / min_proceeds, fee included)."""
+
+
+class TermNotTradable(TradeError):
+    pass
+
+
+class InvalidQuantity(TradeError):
+    pass
+
+
+class InvalidRequest(TradeError):
+    """A malformed request other than the quantity, e.g. a missing idempotency key."""
+
+
+# Results ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """What a trade would do now. ``total`` is what a buyer pays or a seller receives, fee
+    included; ``average_price`` is ``amount / shares`` rounded to the nearest µ¢."""
+
+    side: str
+    shares: int
+    amount: int
+    fee: int
+    total: int
+    average_price: int
+    price_before: int
+    price_after: int
+    supply_before: int
+    supply_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class DividendPayout:
+    term_id: int
+    papers: int  # mentioning papers paid for now (not before)
+    shares: int  # shares outstanding that were paid
+    amount: int  # µ¢ minted and paid out
+
+
+# Retries ----------------------------------------------------------------------------------
+
+_retry_lock = threading.Lock()
+_retries = 0
+
+
+def retry_count() -> int:
+    """Transactions retried (serialization failure or deadlock) by this process so far."""
+    return _retries
+
+
+def _is_retryable(exc: OperationalError) -> bool:
+    cause = exc.__cause__
+    return isinstance(cause, psycopg.errors.SerializationFailure | psycopg.errors.DeadlockDetected)
+
+
+def _violates(exc: IntegrityError, constraint: str) -> bool:
+    diag = getattr(exc.__cause__, "diag", None)
+    return getattr(diag, "constraint_name", None) == constraint
+
+
+def _atomic_with_retries(work: Callable[[], T]) -> T:
+    """Run ``work`` in one transaction, retrying on serialization failure or deadlock."""
+    global _retries
+    if connection.in_atomic_block:
+        # The caller owns the transaction; replaying only our part of it would be wrong, so run
+        # once in a savepoint and let the caller's own retry policy (if any) handle failures.
+        with transaction.atomic():
+            return work()
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        try:
+            with transaction.atomic():
+                return work()
+        except OperationalError as exc:
+            if attempt == MAX_ATTEMPTS or not _is_retryable(exc):
+                raise
+            with _retry_lock:
+                _retries += 1
+            delay = min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2**attempt)
+            logger.info("Retrying market transaction after %s (attempt %d)", exc, attempt)
+            time.sleep(random.uniform(0, delay))  # full jitter: colliding retries spread out
+    raise AssertionError("unreachable")
+
+
+# Validation -------------------------------------------------------------------------------
+
+
+def _check_quantity(shares: object) -> int:
+    limit = settings.MARKET_MAX_SHARES_PER_TRADE
+    if type(shares) is not int or not 1 <= shares <= limit:
+        raise InvalidQuantity(
+            f"Enter a whole number of shares from 1 to {limit:,} (got {shares!r})."
+        )
+    return shares
+
+
+def _check_limit(name: str, value: object) -> int | None:
+    if value is not None and (type(value) is not int or value < 0):
+        raise InvalidRequest(f"{name} must be a whole number of µ¢ or None (got {value!r}).")
+    return value
+
+
+def _check_key(key: object) -> str:
+    if not isinstance(key, str) or not key or len(key) > KEY_MAX_LENGTH:
+        raise InvalidRequest(
+            f"Each trade needs a key of 1 to {KEY_MAX_LENGTH} characters so that a repeated "
+            "submission is not traded twice; reload the page and try again."
+        )
+    return key
+
+
+def _refuse_untradable(term: Term) -> None:
+    if term.status == Term.Status.HALTED:
+        reason = f" ({term.status_reason.strip().rstrip('.')})" if term.status_reason else ""
+        raise TermNotTradable(
+            f"Trading in “{term.phrase}” is halted{reason}. "
+            "Your holdings are safe; try again when it is relisted."
+        )
+    if term.status != Term.Status.LISTED:
+        raise TermNotTradable(
+            f"“{term.phrase}” is delisted and can no longer be traded."
+            + (f" Reason: {term.status_reason}" if term.status_reason else "")
+        )
+
+
+def _shares(n: int) -> str:
+    return f"{n:,} share" if n == 1 else f"{n:,} shares"
+
+
+# Accounts ---------------------------------------------------------------------------------
+
+
+def _mint(
+    *, account_id: int, amount: int, kind: str, memo: str, by: object = None
+) -> LedgerTransaction:
+    """Move ``amount`` µ¢ from issuance to an account (negative: back to issuance).
+
+    The caller holds the account's row lock (or has just created the row); issuance is
+    updated last so its lock is held only until commit.
+    """
+    issuance = Account.objects.system(Account.Kind.ISSUANCE)
+    txn = LedgerTransaction.objects.create(
+        kind=kind, memo=memo, created_by_id=getattr(by, "pk", None)
+    )
+    Entry.objects.bulk_create(
+        [
+            Entry(transaction=txn, account_id=account_id, asset=Entry.Asset.CASH, amount=amount),
+            Entry(transaction=txn, account_id=issuance.pk, asset=Entry.Asset.CASH, amount=-amount),
+        ]
+    )
+    Account.objects.filter(pk=issuance.pk).update(cash=F("cash") - amount)
+    return txn
+
+
+def open_account(*, user) -> Account:
+    """The user's cash account, created with the starting grant if it does not exist yet.
+
+    Account and grant are written in one transaction, so nobody ever sees an account
+    without its grant.
+    """
+
+    def work() -> Account:
+        account = Account.objects.filter(user=user).first()
+        if account is not None:
+            return account
+        grant = settings.MARKET_STARTING_GRANT
+        account = Account.objects.create(kind=Account.Kind.USER, user=user, cash=grant)
+        if grant:
+            _mint(
+                account_id=account.pk,
+                amount=grant,
+                kind=LedgerTransaction.Kind.GRANT,
+                memo=f"Starting grant for {user}",
+            )
+        return account
+
+    try:
+        return _atomic_with_retries(work)
+    except IntegrityError:
+        # Two first requests of a new user raced and the other one created the account.
+        account = Account.objects.filter(user=user).first()
+        if account is None:
+            raise
+        return account
+
+
+def balance(user) -> int:
+    """The user's cash in µ¢."""
+    cash = Account.objects.filter(user=user).values_list("cash", flat=True).first()
+    return open_account(user=user).cash if cash is None else cash
+
+
+def holding(user, term: Term) -> int:
+    """How many shares of ``term`` the user holds."""
+    shares = (
+        Holding.objects.filter(account__user=user, term=term)
+        .values_list("shares", flat=True)
+        .first()
+    )
+    return shares or 0
+
+
+def adjust_balance(
+    *, account: Account, amount: int, reason: str, by: object = None
+) -> LedgerTransaction:
+    """Credit (or, negative, debit) a user's cash from/to issuance, with a recorded reason."""
+    if type(amount) is not int or amount == 0:
+        raise InvalidQuantity("Enter a non-zero whole number of µ¢ to add or remove.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise InvalidRequest("Say why the balance is adjusted; the reason goes in the ledger.")
+    if account.kind != Account.Kind.USER:
+        raise InvalidRequest("Only user accounts can be adjusted.")
+
+    def work() -> LedgerTransaction:
+        cash = Account.objects.select_for_update().values_list("cash", flat=True).get(pk=account.pk)
+        if cash + amount < 0:
+            raise InsufficientCash(
+                f"{account} has {format_credits(cash)}; removing {format_credits(-amount)} "
+                f"would make it negative. Remove at most {format_credits(cash)}."
+            )
+        Account.objects.filter(pk=account.pk).update(cash=F("cash") + amount)
+        return _mint(
+            account_id=account.pk,
+            amount=amount,
+            kind=LedgerTransaction.Kind.ADJUSTMENT,
+            memo=reason,
+            by=by,
+        )
+
+    return _atomic_with_retries(work)
+
+
+# Quotes and trades ------------------------------------------------------------------------
+
+
+def _price_trade(*, side: str, shares: int, supply: int, p0: int, k: int) -> Quote:
+    if side == Trade.Side.BUY:
+        amount = curve.cost(supply, shares, p0=p0, k=k)
+        after = supply + shares
+    else:
+        amount = curve.proceeds(supply, shares, p0=p0, k=k)
+        after = supply - shares
+    fee = curve.fee(amount, basis_points=settings.MARKET_FEE_BASIS_POINTS)
+    return Quote(
+        side=side,
+        shares=shares,
+        amount=amount,
+        fee=fee,
+        total=amount + fee if side == Trade.Side.BUY else amount - fee,
+        average_price=(2 * amount + shares) // (2 * shares),
+        price_before=curve.price(supply, p0=p0, k=k),
+        price_after=curve.price(after, p0=p0, k=k),
+        supply_before=supply,
+        supply_after=after,
+    )
+
+
+def quote(*, term: Term, side: str, shares: int) -> Quote:
+    """What buying or selling ``shares`` of ``term`` would cost or return right now."""
+    _check_quantity(shares)
+    if side not in Trade.Side.values:
+        raise InvalidRequest(f"Choose buy or sell (got {side!r}).")
+    current = Term.objects.get(pk=term.pk)
+    _refuse_untradable(current)
+    if side == Trade.Side.SELL and shares > current.supply:
+        raise InsufficientShares(
+            f"Only {_shares(current.supply)} of “{current.phrase}” exist; "
+            f"quote at most {current.supply:,}."
+        )
+    return _price_trade(side=side, shares=shares, supply=current.supply, p0=current.p0, k=current.k)
+
+
+def buy(*, user, term: Term, shares: int, max_cost: int | None, key: str) -> Trade:
+    """Buy ``shares`` of ``term``. ``max_cost`` bounds amount + fee (µ¢); None: no limit."""
+    return _trade(
+        user=user,
+        term=term,
+        side=Trade.Side.BUY,
+        shares=_check_quantity(shares),
+        limit=_check_limit("max_cost", max_cost),
+        key=_check_key(key),
+    )
+
+
+def sell(*, user, term: Term, shares: int, min_proceeds: int | None, key: str) -> Trade:
+    """Sell ``shares`` of ``term``. ``min_proceeds`` bounds amount − fee (µ¢); None: no limit."""
+    return _trade(
+        user=user,
+        term=term,
+        side=Trade.Side.SELL,
+        shares=_check_quantity(shares),
+        limit=_check_limit("min_proceeds", min_proceeds),
+        key=_check_key(key),
+    )
+
+
+def _trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: str) -> Trade:
+    if user is None or not getattr(user, "pk", None):
+        raise InvalidRequest("Sign in to trade.")
+    try:
+        return _atomic_with_retries(
+            lambda: _apply_trade(
+                user=user, term_id=term.pk, side=side, shares=shares, limit=limit, key=key
+            )
+        )
+    except IntegrityError as exc:
+        if not _violates(exc, "unique_trade_key_per_account"):
+            raise
+        # A repeat of this key committed between our key check and our insert (it came in
+        # through another term's lock); ours rolled back, so return the one that happened.
+        return Trade.objects.select_related("term").get(account__user=user, key=key)
+
+
+def _lock_account(*, user, term_id: int, key: str) -> tuple[int, int, int | None, int, int]:
+    """Lock the trader's account row and read, in the same round trip, what the trade needs:
+    (account id, cash, id of an earlier trade with this key, shares held, fee account id).
+
+    The key and holding sub-selects run after the term lock was granted, so they see every
+    trade on this term that committed before ours could start.
+    """
+    rows = list(
+        Account.objects.select_for_update(of=("self",))
+        .filter(user=user)
+        .annotate(
+            existing_trade=Subquery(
+                Trade.objects.filter(account=OuterRef("pk"), key=key).values("pk")[:1]
+            ),
+            held=Subquery(
+                Holding.objects.filter(account=OuterRef("pk"), term_id=term_id).values("shares")[:1]
+            ),
+            fee_account=Subquery(Account.objects.filter(kind=Account.Kind.FEES).values("pk")[:1]),
+        )
+        .values_list("pk", "cash", "existing_trade", "held", "fee_account")
+    )
+    if rows:
+        account_id, cash, existing, held, fee_account = rows[0]
+    else:
+        # A user from before the market existed: open the account inside this transaction.
+        account = open_account(user=user)
+        account_id, cash, existing, held, fee_account = account.pk, account.cash, None, None, None
+    if fee_account is None:
+        fee_account = Account.objects.system(Account.Kind.FEES).pk
+    return account_id, cash, existing, held, fee_account
+
+
+def _apply_trade(
+    *, user, term_id: int, side: str, shares: int, limit: int | None, key: str
+) -> Trade:
+    try:
+        term = Term.objects.select_for_update().get(pk=term_id)
+    except Term.DoesNotExist:
+        raise TermNotTradable(
+            "That term does not exist (any more); pick one from the market."
+        ) from None
+    account_id, cash, existing, held, fee_account = _lock_account(
+        user=user, term_id=term_id, key=key
+    )
+    if existing is not None:
+        return Trade.objects.select_related("term").get(pk=existing)
+    _refuse_untradable(term)
+
+    has_holding_row = held is not None
+    held = held or 0
+    if side == Trade.Side.SELL and shares > held:
+        raise InsufficientShares(
+            f"You hold {_shares(held)} of “{term.phrase}” and cannot sell {shares:,}. "
+            + (f"Sell at most {held:,}." if held else "Buy some first.")
+        )
+    q = _price_trade(side=side, shares=shares, supply=term.supply, p0=term.p0, k=term.k)
+    if side == Trade.Side.BUY:
+        if q.total > cash:
+            affordable = curve.shares_for_total(
+                term.supply,
+                cash,
+                p0=term.p0,
+                k=term.k,
+                basis_points=settings.MARKET_FEE_BASIS_POINTS,
+            )
+            raise InsufficientCash(
+                f"Buying {_shares(shares)} of “{term.phrase}” costs {format_credits(q.total)} "
+                f"with the fee, but you have {format_credits(cash)}. "
+                + (f"You can afford {affordable:,}." if affordable else "Sell something first.")
+            )
+        if limit is not None and q.total > limit:
+            raise Slippage(
+                f"The price moved: {_shares(shares)} of “{term.phrase}” now cost "
+                f"{format_credits(q.total)} with the fee, above your limit of "
+                f"{format_credits(limit)}. Check the new quote and try again."
+            )
+    elif limit is not None and q.total < limit:
+        raise Slippage(
+            f"The price moved: selling {_shares(shares)} of “{term.phrase}” now returns "
+            f"{format_credits(q.total)} after the fee, below your minimum of "
+            f"{format_credits(limit)}. Check the new quote and try again."
+        )
+
+    sign = 1 if side == Trade.Side.BUY else -1
+    cash_change = -q.total if side == Trade.Side.BUY else q.total
+    version = term.version + 1
+    Term.objects.filter(pk=term_id).update(
+        supply=F("supply") + sign * shares,
+        reserve=F("reserve") + sign * q.amount,
+        version=F("version") + 1,
+    )
+    Account.objects.filter(pk=account_id).update(cash=F("cash") + cash_change)
+    # The holding row cannot appear or change under us: only trades on this term, which hold
+    # its lock, touch it.
+    if has_holding_row:
+        Holding.objects.filter(account_id=account_id, term_id=term_id).update(
+            shares=F("shares") + sign * shares
+        )
+    else:
+        Holding.objects.create(account_id=account_id, term_id=term_id, shares=shares)
+    txn = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.TRADE)
+    cash_leg = Entry.Asset.CASH
+    entries = [
+        Entry(transaction=txn, account_id=account_id, asset=cash_leg, amount=cash_change),
+        Entry(transaction=txn, term_id=term_id, asset=cash_leg, amount=sign * q.amount),
+        Entry(
+            transaction=txn,
+            account_id=account_id,
+            term_id=term_id,
+            asset=Entry.Asset.SHARES,
+            amount=sign * shares,
+        ),
+        Entry(transaction=txn, term_id=term_id, asset=Entry.Asset.SHARES, amount=-sign * shares),
+    ]
+    if q.fee:
+        entries.append(Entry(transaction=txn, account_id=fee_account, asset=cash_leg, amount=q.fee))
+    Entry.objects.bulk_create(entries)
+    trade = Trade.objects.create(
+        account_id=account_id,
+        term=term,
+        transaction=txn,
+        key=key,
+        side=side,
+        shares=shares,
+        amount=q.amount,
+        fee=q.fee,
+        supply_before=q.supply_before,
+        supply_after=q.supply_after,
+        price_before=q.price_before,
+        price_after=q.price_after,
+        term_version=version,
+    )
+    if q.fee:
+        # Every trade touches the fee row; updating it last holds its lock only until commit.
+        Account.objects.filter(pk=fee_account).update(cash=F("cash") + q.fee)
+    term.supply, term.reserve, term.version = (
+        q.supply_after,
+        term.reserve + sign * q.amount,
+        version,
+    )
+    return trade
+
+
+# Dividends --------------------------------------------------------------------------------
+
+
+def pay_dividend(
+    *,
+    term: Term,
+    paper_ids: Sequence[int],
+    per_share: int,
+    date: dt.date,
+    category: object = None,
+) -> DividendPayout:
+    """Pay ``per_share`` µ¢ per share to every holder of ``term`` for each paper in
+    ``paper_ids`` not paid before, minted from issuance. Idempotent per term and paper.
+
+    The term row is locked for the whole payout, so no trade can change the holdings between
+    counting the shares and paying them.
+    """
+    if type(per_share) is not int or per_share < 0:
+        raise InvalidQuantity("The dividend per share must be a whole, non-negative number of µ¢.")
+
+    def work() -> DividendPayout:
+        locked = Term.objects.select_for_update().get(pk=term.pk)
+        if locked.status != Term.Status.LISTED:
+            return DividendPayout(term_id=locked.pk, papers=0, shares=0, amount=0)
+        # Under the term lock no other payout for this term can be between check and insert.
+        paid = set(
+            DividendEvent.objects.filter(term=locked, paper_id__in=paper_ids).values_list(
+                "paper_id", flat=True
+            )
+        )
+        new_papers = sorted(set(paper_ids) - paid)
+        if not new_papers:
+            return DividendPayout(term_id=locked.pk, papers=0, shares=0, amount=0)
+        holders = list(
+            Holding.objects.filter(term=locked, shares__gt=0)
+            .order_by("account_id")
+            .values_list("account_id", "shares")
+        )
+        outstanding = sum(shares for _, shares in holders)
+        per_share_total = per_share * len(new_papers)
+        amount = outstanding * per_share_total
+        txn = None
+        if amount:
+            holder_ids = [account_id for account_id, _ in holders]
+            # Lock holders in id order: two payouts for different terms then queue on the
+            # same accounts in the same order instead of deadlocking.
+            list(
+                Account.objects.select_for_update()
+                .filter(pk__in=holder_ids)
+                .order_by("pk")
+                .values_list("pk", flat=True)
+            )
+            txn = LedgerTransaction.objects.create(
+                kind=LedgerTransaction.Kind.DIVIDEND,
+                memo=f"Dividend on “{locked.phrase}”: {len(new_papers)} mentioning "
+                f"paper(s) announced {date.isoformat()}, {per_share:,} µ¢ per share each",
+            )
+            issuance = Account.objects.system(Account.Kind.ISSUANCE)
+            Entry.objects.bulk_create(
+                [
+                    Entry(
+                        transaction=txn,
+                        account_id=account_id,
+                        asset=Entry.Asset.CASH,
+                        amount=shares * per_share_total,
+                    )
+                    for account_id, shares in holders
+                ]
+                + [
+                    Entry(
+                        transaction=txn,
+                        account_id=issuance.pk,
+                        asset=Entry.Asset.CASH,
+                        amount=-amount,
+                    )
+                ]
+            )
+            Account.objects.filter(pk__in=holder_ids).update(
+                cash=F("cash")
+                + Subquery(
+                    Holding.objects.filter(account=OuterRef("pk"), term=locked).values("shares")[:1]
+                )
+                * per_share_total
+            )
+            Account.objects.filter(pk=issuance.pk).update(cash=F("cash") - amount)
+        DividendEvent.objects.bulk_create(
+            [
+                DividendEvent(
+                    term=locked,
+                    paper_id=paper_id,
+                    category=category,
+                    date=date,
+                    per_share=per_share,
+                    shares=outstanding,
+                    transaction=txn,
+                )
+                for paper_id in new_papers
+            ]
+        )
+        return DividendPayout(
+            term_id=locked.pk, papers=len(new_papers), shares=outstanding, amount=amount
+        )
+
+    return _atomic_with_retries(work)
