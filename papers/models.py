@@ -160,6 +160,18 @@ class ListingQuerySet(models.QuerySet):
             listings = listings.filter(date__lte=until)
         return listings.select_related("paper").order_by("-date", "paper__arxiv_id")
 
+    def watched_by(self, user) -> ListingQuerySet:
+        """The streams of every category the user watches, merged, newest day first."""
+        return (
+            self.filter(
+                category__watch__user=user,
+                announce_type__in=Listing.STREAM_TYPES,
+                paper__hidden=False,
+            )
+            .select_related("paper", "category")
+            .order_by("-date", "paper__arxiv_id", "category__code")
+        )
+
 
 class Listing(models.Model):
     class AnnounceType(models.TextChoices):

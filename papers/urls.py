@@ -17,5 +17,6 @@ urlpatterns = [
     path("list/<str:code>/<str:date>/", views.category_listing, name="category_date"),
     re_path(rf"^abs/{ARXIV_ID}/$", views.paper_detail, name="paper"),
     re_path(rf"^abs/{ARXIV_ID}v\d+/$", views.paper_version_redirect),
+    path("watching/", views.watching, name="watching"),
     path("archive/<str:archive_code>/", views.archive, name="archive"),
 ]

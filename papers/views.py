@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from django.db.models import Count, Q
@@ -87,6 +88,13 @@ def archive(request: HttpRequest, archive_code: str) -> HttpResponse:
         {"archive_name": categories[0].archive_name, "archive_code": archive_code,
          "categories": categories},
     )
+
+
+@login_required
+def watching(request: HttpRequest) -> HttpResponse:
+    page = paginate(request, Listing.objects.watched_by(request.user))
+    watched = Category.objects.filter(watch__user=request.user)
+    return render(request, "papers/watching.html", {"page": page, "watched": watched})
 
 
 @require_POST

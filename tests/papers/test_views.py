@@ -313,3 +313,29 @@ def test_atom_feed(client, cs_dc):
     assert "<title>Fast O(n) gossip</title>" in body
     assert "/abs/2610.00007/" in body
     assert "2610.00008" not in body
+
+
+def test_watching_page_merges_watched_categories(client, cs_dc, reader):
+    from papers.models import Category
+
+    cs_ni = Category.objects.get(code="cs.NI")
+    list_paper(make_paper(arxiv_id="2610.00001", title="Gossip"), category=cs_dc, date=FRIDAY)
+    list_paper(make_paper(arxiv_id="2610.00002", title="Routing", primary="cs.NI"),
+               category=cs_ni, date=FRIDAY)
+    list_paper(make_paper(arxiv_id="2610.00003", title="Unwatched", primary="cs.LG"),
+               category=Category.objects.get(code="cs.LG"), date=FRIDAY)
+    client.force_login(reader)
+    assert "You are not watching any category" in page_text(client.get("/watching/"))
+    cs_dc.toggle_watch(reader)
+    cs_ni.toggle_watch(reader)
+    response = client.get("/watching/")
+    assert paper_ids_in_order(response) == ["2610.00001", "2610.00002"]
+    text = page_text(response)
+    assert "Distributed Computing Gossip" in text
+    assert "Networking and Internet Architecture Routing" in text
+
+
+def test_watching_needs_a_login(client):
+    response = client.get("/watching/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
