@@ -1008,10 +1008,12 @@ def ingest_feed(
                 # reported as a failed ingest (the payout is idempotent and can be re-run).
                 transaction.on_commit(lambda day=day: _pay_dividends(category.pk, day), robust=True)
     except Exception as exc:
-        _record_failure(run, exc)
         if isinstance(exc, IngestError):
+            _record_failure(run, exc)
             raise
-        raise IngestError(f"Storing the feed failed: {exc}") from exc
+        error = IngestError(f"Storing the feed failed: {exc}")
+        _record_failure(run, error)
+        raise error from exc
     logger.info(
         "Ingested %s %s: %d items, %d papers created, %d updated, %d listings created",
         category.code,
