@@ -132,7 +132,5 @@ def atom_feed(entries: list[str], *, total: int, start: int = 0) -> bytes:
         "<updated>2026-11-24T00:00:00Z</updated>"
         f"<opensearch:itemsPerPage>{len(entries)}</opensearch:itemsPerPage>"
         f"<opensearch:totalResults>{total}</opensearch:totalResults>"
-        f"<opensearch:startIndex>{start}</opensearch:startIndex>"
-        + "".join(entries)
-        + "</feed>"
+        f"<opensearch:startIndex>{start}</opensearch:startIndex>" + "".join(entries) + "</feed>"
     ).encode()

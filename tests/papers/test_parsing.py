@@ -119,7 +119,7 @@ def test_rss_authors_with_affiliations_and_tex_accents():
             [("A One", "Dept. of Physics and Astronomy, Uni X"), ("B Two", "")],
         ),
         ("A One (X) (Y, Z)", [("A One", "X; Y, Z")]),
-        ("Dağl{\\i} Ahmet, M\\\"{u}ller Jo", [("Dağl{\\i} Ahmet", ""), ('M\\"{u}ller Jo', "")]),
+        ('Dağl{\\i} Ahmet, M\\"{u}ller Jo', [("Dağl{\\i} Ahmet", ""), ('M\\"{u}ller Jo', "")]),
         ("Anders  Sand\n   (KTH,\n Stockholm)", [("Anders Sand", "KTH, Stockholm")]),
         ("A One (unclosed, X", [("A One", "unclosed, X")]),
         ("", []),
