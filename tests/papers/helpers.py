@@ -33,6 +33,14 @@ class Request:
         return self.query.get(name, [""])[0]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        # A client that timed out on purpose (the timeout test) leaves a broken pipe behind.
+        pass
+
+
 class FakeArxiv:
     """A local HTTP server answering by path with scripted replies (the last one repeats),
     or with a callable for replies that depend on the query. Records every request."""
@@ -58,8 +66,9 @@ class FakeArxiv:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
+        # A short poll interval so that shutting the server down after each test is quick.
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True)
         self.thread.start()
 
     @property

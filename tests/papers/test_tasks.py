@@ -1,0 +1,152 @@
+"""The Celery tasks: daily fan-out, retries on network trouble, one ingest per category."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from django.db import connection
+
+from papers import ingest, tasks
+from papers.models import Category, IngestRun, Listing, Paper
+from tests.papers.helpers import Reply, fixture_bytes
+
+pytestmark = pytest.mark.django_db
+
+
+def test_task_ingests_the_feed(cs_dc, arxiv_server, eager_celery):
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_new.xml")))
+
+    result = tasks.ingest_category.delay(cs_dc.pk)
+
+    run = IngestRun.objects.get(pk=result.get())
+    assert run.status == IngestRun.Status.SUCCEEDED
+    assert (run.papers_created, run.listings_created) == (2, 2)
+    assert Listing.objects.filter(category=cs_dc).count() == 2
+
+
+def test_task_is_configured_to_retry_network_errors_only():
+    task = tasks.ingest_category
+    assert task.acks_late is True
+    assert task.autoretry_for == (ingest.FetchError,)
+    assert task.max_retries == 5
+    assert task.retry_backoff and task.retry_backoff_max == 30 * 60
+
+
+@pytest.fixture
+def eager_retries(eager_celery):
+    """In eager mode Celery replays a retry in process only when errors do not propagate."""
+    eager_celery.conf.task_eager_propagates = False
+    return eager_celery
+
+
+def test_task_retries_a_503_until_the_feed_comes_back(
+    cs_dc, arxiv_server, settings, sleeps, eager_retries
+):
+    # One attempt per task run, so the retrying we see is Celery's, not fetch's.
+    settings.ARXIV_HTTP_RETRIES = 0
+    arxiv_server.route(
+        "/rss/cs.DC",
+        Reply(503, b"<html><title>503 Service Unavailable</title></html>"),
+        Reply(503, b"", {"Retry-After": "1"}),
+        Reply(200, fixture_bytes("rss_new.xml")),
+    )
+
+    result = tasks.ingest_category.apply(args=[cs_dc.pk])
+
+    assert result.successful(), result.traceback
+    assert len(arxiv_server.hits("/rss/cs.DC")) == 3
+    runs = list(IngestRun.objects.order_by("started_at", "pk").values_list("status", flat=True))
+    assert runs == ["failed", "failed", "succeeded"]  # every attempt is on record
+    assert "HTTP 503" in IngestRun.objects.filter(status="failed").first().error
+    assert Paper.objects.count() == 2
+
+
+def test_task_gives_up_after_max_retries(
+    cs_dc, arxiv_server, settings, sleeps, monkeypatch, eager_retries
+):
+    settings.ARXIV_HTTP_RETRIES = 0
+    monkeypatch.setattr(tasks.ingest_category, "max_retries", 2)
+    arxiv_server.route("/rss/cs.DC", Reply(503, b"down"))
+
+    result = tasks.ingest_category.apply(args=[cs_dc.pk])
+
+    assert result.failed()
+    assert isinstance(result.result, ingest.FetchError) and "HTTP 503" in str(result.result)
+    assert len(arxiv_server.hits("/rss/cs.DC")) == 3  # the first try and two retries
+    assert IngestRun.objects.filter(status="failed").count() == 3
+    assert not Paper.objects.exists()
+
+
+def test_malformed_feeds_are_not_retried(cs_dc, arxiv_server):
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("truncated.xml")))
+
+    with pytest.raises(ingest.IngestError, match="truncated"):
+        tasks.ingest_category.apply(args=[cs_dc.pk], throw=True)
+
+    assert len(arxiv_server.hits("/rss/cs.DC")) == 1
+    assert IngestRun.objects.get().status == IngestRun.Status.FAILED
+
+
+def other_connection() -> psycopg.Connection:
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    params.pop("prepare_threshold", None)
+    return psycopg.connect(**params, autocommit=True)
+
+
+def test_one_ingest_at_a_time_per_category(cs_dc, arxiv_server):
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_new.xml")))
+    cs_lg = Category.objects.get(code="cs.LG")
+
+    with other_connection() as other:
+        # Another worker holds cs.DC's ingest lock.
+        other.execute("SELECT pg_advisory_lock(%s, %s)", [ingest._LOCK_NAMESPACE, cs_dc.pk])
+        assert tasks.ingest_category.apply(args=[cs_dc.pk]).get() is None
+        assert arxiv_server.requests == [] and not IngestRun.objects.exists()
+        # Other categories are not blocked by it.
+        with ingest.ingest_lock(cs_lg.pk) as acquired:
+            assert acquired
+        other.execute("SELECT pg_advisory_unlock(%s, %s)", [ingest._LOCK_NAMESPACE, cs_dc.pk])
+
+    assert tasks.ingest_category.apply(args=[cs_dc.pk]).get() is not None
+    assert IngestRun.objects.get().status == IngestRun.Status.SUCCEEDED
+
+
+def test_the_lock_is_released_after_a_failure(cs_dc, arxiv_server):
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("malformed.xml")))
+    with pytest.raises(ingest.IngestError):
+        tasks.ingest_category.apply(args=[cs_dc.pk], throw=True)
+
+    with other_connection() as other:
+        row = other.execute(
+            "SELECT pg_try_advisory_lock(%s, %s)", [ingest._LOCK_NAMESPACE, cs_dc.pk]
+        ).fetchone()
+        assert row == (True,)
+
+
+def test_cache_lock_where_there_is_no_postgres(cs_dc, monkeypatch):
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    with ingest.ingest_lock(cs_dc.pk) as first, ingest.ingest_lock(cs_dc.pk) as second:
+        assert (first, second) == (True, False)
+    with ingest.ingest_lock(cs_dc.pk) as again:
+        assert again is True
+
+
+def test_enabled_categories_each_get_a_task(cs_dc, monkeypatch):
+    Category.objects.filter(code="cs.NI").update(ingest_enabled=True)
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.ingest_category, "delay", queued.append)
+
+    result = tasks.ingest_enabled_categories.apply().get()
+
+    expected = [cs_dc.pk, Category.objects.get(code="cs.NI").pk]
+    assert queued == expected and result == expected
+
+
+def test_daily_fan_out_runs_eagerly_end_to_end(cs_dc, arxiv_server, eager_celery):
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_cross.xml")))
+
+    tasks.ingest_enabled_categories.delay()
+
+    assert Listing.objects.get(category=cs_dc).announce_type == "cross"
