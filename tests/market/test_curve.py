@@ -49,7 +49,9 @@ def test_fee_is_one_percent_rounded_up():
     assert curve.fee(1_000_000, basis_points=100) == 10_000
 
 
-@given(n=st.integers(0, 500), d=st.integers(0, 200), p0=st.integers(1, 1000), k=st.integers(0, 1000))
+@given(
+    n=st.integers(0, 500), d=st.integers(0, 200), p0=st.integers(1, 1000), k=st.integers(0, 1000)
+)
 def test_cost_is_the_sum_of_share_prices(n, d, p0, k):
     assert curve.cost(n, d, p0=p0, k=k) == brute_cost(n, d, p0, k)
 

@@ -255,7 +255,11 @@ def test_adjust_balance_writes_a_reasoned_ledger_transaction(trader, curator, sn
     txn = trading.adjust_balance(
         account=account, amount=5_000_000, reason="Compensation for outage", by=curator
     )
-    assert (txn.kind, txn.memo, txn.created_by) == ("adjustment", "Compensation for outage", curator)
+    assert (txn.kind, txn.memo, txn.created_by) == (
+        "adjustment",
+        "Compensation for outage",
+        curator,
+    )
     assert trading.balance(trader) == GRANT + 5_000_000
     refuse(
         snapshot,
@@ -272,9 +276,7 @@ def test_adjust_balance_writes_a_reasoned_ledger_transaction(trader, curator, sn
     assert check_ledger().ok
 
 
-def test_a_user_from_before_the_market_gets_an_account_on_first_trade(
-    django_user_model, kv_cache
-):
+def test_a_user_from_before_the_market_gets_an_account_on_first_trade(django_user_model, kv_cache):
     # bulk_create sends no post_save, like users created before the market app existed.
     (old_timer,) = django_user_model.objects.bulk_create([django_user_model(username="old")])
     assert not Account.objects.filter(user=old_timer).exists()

@@ -1,0 +1,87 @@
+"""manage.py check_ledger: silent success on clean books, a readable line per corruption."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db.models import F
+
+from market import tasks, trading
+from market.models import Account, Entry, Holding, Term, Trade
+
+
+@pytest.fixture
+def books(trader, rival, kv_cache, raft, curator):
+    trading.buy(user=trader, term=kv_cache, shares=10, max_cost=None, key="1")
+    trading.buy(user=rival, term=kv_cache, shares=4, max_cost=None, key="2")
+    trading.sell(user=trader, term=kv_cache, shares=3, min_proceeds=None, key="3")
+    trading.buy(user=rival, term=raft, shares=6, max_cost=None, key="4")
+    trading.adjust_balance(
+        account=Account.objects.get(user=trader), amount=1_000, reason="test", by=curator
+    )
+
+
+def run_check() -> str:
+    out = io.StringIO()
+    call_command("check_ledger", stdout=out, stderr=out)
+    return out.getvalue()
+
+
+def failing_check() -> str:
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="ledger invariant violation"):
+        call_command("check_ledger", stdout=out, stderr=out)
+    return out.getvalue()
+
+
+def test_clean_books_pass(books):
+    assert run_check().startswith("Ledger OK: ")
+    assert tasks.check_ledger() is True
+
+
+def test_empty_books_pass(db):
+    assert "Ledger OK" in run_check()
+
+
+def test_a_tampered_cash_balance_is_reported(books, trader, caplog):
+    Account.objects.filter(user=trader).update(cash=F("cash") + 7)
+    report = failing_check()
+    assert "(tobias) shows cash" in report and "(off by +7 µ¢)" in report
+    assert "Money does not add up" in report
+    assert tasks.check_ledger() is False
+    assert "Ledger check FAILED" in caplog.text
+
+
+def test_a_tampered_holding_is_reported(books, trader, kv_cache):
+    Holding.objects.filter(account__user=trader, term=kv_cache).update(shares=F("shares") + 1)
+    report = failing_check()
+    assert "shows 8 shares of term" in report and "(off by +1)" in report
+    assert "shows a supply of 11 but holders hold 12" in report
+
+
+def test_an_unbalanced_transaction_is_reported(books):
+    entry = Entry.objects.filter(asset="cash", account__kind="fees").first()
+    Entry.objects.filter(pk=entry.pk).update(amount=F("amount") + 5)
+    report = failing_check()
+    assert f"Ledger transaction {entry.transaction_id} does not balance" in report
+    assert "sum to +5, not 0" in report
+
+
+def test_a_reserve_off_the_curve_is_reported(books, kv_cache):
+    Term.objects.filter(pk=kv_cache.pk).update(reserve=F("reserve") - 1)
+    report = failing_check()
+    assert "(“KV cache”) holds a reserve of" in report and "its curve needs cost(0, 11)" in report
+
+
+def test_a_supply_without_shares_is_reported(books, raft):
+    Term.objects.filter(pk=raft.pk).update(supply=F("supply") + 1)
+    report = failing_check()
+    assert "(“Raft”) shows a supply of 7 shares but the ledger issued 6" in report
+
+
+def test_a_gap_in_trade_versions_is_reported(books, kv_cache):
+    Trade.objects.filter(term=kv_cache, term_version=3).update(term_version=4)
+    report = failing_check()
+    assert "has version 4 where 3 was expected" in report
