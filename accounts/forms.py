@@ -17,3 +17,12 @@ class SignupForm(UserCreationForm):
         if get_user_model().objects.filter(email__iexact=email).exists():
             raise forms.ValidationError("An account with this email address already exists.")
         return email
+
+
+class PreferencesForm(forms.ModelForm):
+    class Meta:
+        from .models import Preferences
+
+        model = Preferences
+        fields = ("daily_digest",)
+        labels = {"daily_digest": "Send me the daily digest"}

@@ -5,5 +5,6 @@ from . import views
 urlpatterns = [
     path("login/", views.RateLimitedLoginView.as_view(), name="login"),
     path("signup/", views.signup, name="signup"),
+    path("settings/", views.preferences, name="preferences"),
     path("", include("django.contrib.auth.urls")),
 ]

@@ -1,14 +1,17 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.debug import sensitive_post_parameters
 
-from .forms import SignupForm
+from .forms import PreferencesForm, SignupForm
+from .models import Preferences
 from .ratelimit import client_address, is_limited
 
 TOO_MANY_ATTEMPTS = "Too many attempts from your address. Please wait a few minutes and try again."
@@ -39,7 +42,7 @@ class RateLimitedLoginView(LoginView):
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(first_page_for_new_user())
-    form = SignupForm(request.POST or None)
+    form = SignupForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
         if is_limited(
             "signup",
@@ -54,3 +57,14 @@ def signup(request: HttpRequest) -> HttpResponse:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect(first_page_for_new_user())
     return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def preferences(request: HttpRequest) -> HttpResponse:
+    prefs, _ = Preferences.objects.get_or_create(user=request.user)
+    form = PreferencesForm(request.POST if request.method == "POST" else None, instance=prefs)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Your preferences are saved.")
+        return redirect("preferences")
+    return render(request, "accounts/preferences.html", {"form": form})

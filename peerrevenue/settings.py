@@ -187,6 +187,8 @@ if EMAIL_HOST:
     EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
 else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+# Absolute links in emails.
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Peer Revenue <noreply@localhost>")
 
 # Production hardening: the proxy in front terminates TLS and says so in X-Forwarded-Proto.

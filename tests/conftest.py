@@ -77,6 +77,12 @@ def isolated_cache():
 
 
 @pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Real hashing is slow by design; the tests check behaviour, not hash strength."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def eager_celery(settings):
     """Tasks run in-process unless a test starts a real worker on the Redis broker."""
     from peerrevenue.celery import app

@@ -110,3 +110,10 @@ def test_password_change(client, reader, password):
     assert response.status_code == 302
     reader.refresh_from_db()
     assert reader.check_password(new_password)
+
+
+def test_empty_signup_form_says_what_is_missing(client):
+    response = client.post("/accounts/signup/", {})
+    assert response.status_code == 200
+    assert response.content.decode().count("This field is required.") == 4
+    assert not get_user_model().objects.exists()

@@ -1,0 +1,79 @@
+"""The opt-in daily digest: what subscribers get after an ingest, and who gets nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.core import mail
+
+from accounts.digest import send_daily_digests
+from accounts.models import Preferences
+from market import trading
+from market.models import Term
+from papers.models import Category
+from tests.factories import list_paper, make_paper
+
+pytestmark = pytest.mark.django_db
+
+FRIDAY = dt.date(2026, 10, 2)
+
+
+def subscribe(user) -> None:
+    Preferences.objects.update_or_create(user=user, defaults={"daily_digest": True})
+
+
+def test_subscriber_gets_the_days_papers_and_term_moves(cs_dc, reader, trader):
+    cs_dc.toggle_watch(reader)
+    subscribe(reader)
+    kv = Term.objects.create(phrase="KV cache")
+    trading.buy(user=reader, term=kv, shares=3, max_cost=None, key="digest-1")
+    list_paper(make_paper(title="Paging the KV cache", authors=["Ada Lovelace"]),
+               category=cs_dc, date=FRIDAY)
+    list_paper(make_paper(title="Older paper"), category=cs_dc, date=FRIDAY - dt.timedelta(1))
+    list_paper(make_paper(title="Robots", primary="cs.RO"),
+               category=Category.objects.get(code="cs.RO"), date=FRIDAY)
+
+    assert send_daily_digests(date=FRIDAY, base_url="https://peer.example") == 1
+    [message] = mail.outbox
+    assert message.to == ["rosalind@example.org"]
+    assert message.subject == "Peer Revenue digest for Friday 2 October"
+    assert "Paging the KV cache" in message.body
+    assert "https://peer.example/abs/" in message.body
+    assert "Older paper" not in message.body and "Robots" not in message.body
+    assert "KV cache: 3 shares, 1.03 credits a share" in message.body
+    html = message.alternatives[0][0]
+    assert "Paging the KV cache" in html
+
+
+def test_digest_is_sent_once_per_day(cs_dc, reader):
+    cs_dc.toggle_watch(reader)
+    subscribe(reader)
+    list_paper(make_paper(title="Once only"), category=cs_dc, date=FRIDAY)
+    assert send_daily_digests(date=FRIDAY) == 1
+    assert send_daily_digests(date=FRIDAY) == 0
+    assert len(mail.outbox) == 1
+
+
+def test_nobody_is_mailed_without_opting_in_or_with_nothing_to_say(cs_dc, reader, trader):
+    cs_dc.toggle_watch(reader)  # watches, but never opted in
+    subscribe(trader)  # opted in, but watches nothing and holds nothing
+    list_paper(make_paper(title="Quiet day"), category=cs_dc, date=FRIDAY)
+    assert send_daily_digests(date=FRIDAY) == 0
+    assert mail.outbox == []
+
+
+def test_preferences_page_turns_the_digest_on(client, reader):
+    client.force_login(reader)
+    assert "Send me the daily digest" in client.get("/accounts/settings/").content.decode()
+    response = client.post("/accounts/settings/", {"daily_digest": "on"}, follow=True)
+    assert "Your preferences are saved." in response.content.decode()
+    assert Preferences.objects.get(user=reader).daily_digest
+    client.post("/accounts/settings/", {})
+    assert not Preferences.objects.get(user=reader).daily_digest
+
+
+def test_preferences_need_a_login(client):
+    response = client.get("/accounts/settings/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
