@@ -1,0 +1,75 @@
+"""`manage.py ingest cs.DC [--file PATH] [--date YYYY-MM-DD] [--no-enrich]`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from papers import ingest
+from papers.models import Category
+
+
+def category_argument(code: str) -> Category:
+    category = Category.objects.filter(code=code).first()
+    if category is None:
+        known = ", ".join(Category.objects.order_by("code").values_list("code", flat=True)[:8])
+        raise CommandError(f"Unknown category {code!r} (known categories include {known}, …).")
+    return category
+
+
+def date_argument(value: str | None, *, option: str) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise CommandError(f"{option} must be a date like 2026-11-24, not {value!r}.") from None
+
+
+class Command(BaseCommand):
+    help = (
+        "Ingest a category's arXiv listing: today's RSS feed, or a saved RSS feed or API "
+        "response with --file (the format is detected)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("category", help="arXiv category code, e.g. cs.DC")
+        parser.add_argument("--file", help="read this file instead of fetching the feed")
+        parser.add_argument(
+            "--date",
+            help="announcement date (YYYY-MM-DD): dates an API response; an RSS feed must match",
+        )
+        parser.add_argument(
+            "--no-enrich",
+            action="store_true",
+            help="skip the arXiv API lookup of comments, affiliations and dates",
+        )
+
+    def handle(self, *args: object, **options: object) -> None:
+        # Check every argument before anything is written: a typo must not leave a run behind.
+        category = category_argument(str(options["category"]))
+        date = date_argument(options["date"], option="--date")  # type: ignore[arg-type]
+        file = options["file"]
+        if file is not None and not Path(str(file)).is_file():
+            raise CommandError(f"No such file: {file}")
+
+        with ingest.ingest_lock(category.pk) as acquired:
+            if not acquired:
+                raise CommandError(f"Another ingest of {category.code} is running; try later.")
+            try:
+                run = ingest.ingest_category(
+                    category=category,
+                    file=str(file) if file is not None else None,
+                    date=date,
+                    enrich=not options["no_enrich"],
+                )
+            except ingest.IngestError as exc:
+                raise CommandError(f"Ingest of {category.code} failed: {exc}") from exc
+
+        day = run.date.isoformat() if run.date else "undated"
+        self.stdout.write(
+            f"{category.code} {day}: {run.items} items, {run.papers_created} papers created, "
+            f"{run.papers_updated} updated, {run.listings_created} listings created."
+        )
