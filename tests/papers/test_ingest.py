@@ -283,6 +283,18 @@ def test_dividends_are_paid_for_the_day_after_commit(
     assert callbacks == []  # no listings, no dividends
 
 
+def test_dividends_go_through_the_market_task(
+    cs_dc, monkeypatch, django_capture_on_commit_callbacks
+):
+    from market import tasks as market_tasks
+
+    queued: list[tuple[int, str]] = []
+    monkeypatch.setattr(market_tasks.pay_dividends, "delay", lambda *args: queued.append(args))
+    with django_capture_on_commit_callbacks(execute=True):
+        store(cs_dc, "rss_new.xml")
+    assert queued == [(cs_dc.pk, "2026-11-24")]
+
+
 def test_a_failed_feed_pays_no_dividends(cs_dc, monkeypatch, django_capture_on_commit_callbacks):
     monkeypatch.setattr(ingest, "typeset_paper", lambda paper: 1 / 0)
     with django_capture_on_commit_callbacks() as callbacks, pytest.raises(IngestError):
