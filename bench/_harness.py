@@ -1,0 +1,90 @@
+"""Shared plumbing for the benchmarks: a scratch Postgres database, Django set-up, processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+POSTGRES_ADMIN_URL = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432")
+
+
+def scratch_database(name: str) -> str:
+    """Drop and create a database for this benchmark; returns its DATABASE_URL."""
+    import psycopg
+
+    with psycopg.connect(f"{POSTGRES_ADMIN_URL}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return f"{POSTGRES_ADMIN_URL}/{name}"
+
+
+def production_environment(database_url: str, *, redis_db: int) -> dict[str, str]:
+    return {
+        "DATABASE_URL": database_url,
+        "REDIS_URL": f"redis://127.0.0.1:6379/{redis_db}",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": "benchmark-only-secret-key-" + "x" * 40,
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        # wrk speaks plain HTTP straight to gunicorn: there is no TLS proxy to redirect to.
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def setup_django(env: dict[str, str]) -> None:
+    os.environ.update(env)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "peerrevenue.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def require(command: str, hint: str) -> str:
+    path = shutil.which(command)
+    if not path:
+        sys.exit(f"{command} is not installed: {hint}")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(url: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError, OSError):
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout} s")
+
+
+def start_gunicorn(app: str, *, port: int, env: dict[str, str], workers: int = 2):
+    return subprocess.Popen(
+        [str(BIN / "gunicorn"), app, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+         "--log-level", "warning", "--chdir", str(ROOT)],
+        env=os.environ | env,
+        cwd=ROOT,
+    )
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
