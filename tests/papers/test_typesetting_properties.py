@@ -1,0 +1,143 @@
+"""Property-based tests for papers.typesetting: whatever the input, the output is well-formed,
+already sanitised, and keeps the words of the prose."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from papers.typesetting import sanitize, tex_to_html, tex_to_text
+
+EXAMPLES = settings(max_examples=200, deadline=None)
+
+ALLOWED_TAGS = {
+    "p", "em", "strong", "code", "span", "a", "math", "semantics", "annotation", "mrow", "mi",
+    "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac", "msqrt", "mroot",
+    "mstyle", "mtable", "mtr", "mtd", "munder", "mover", "munderover", "mmultiscripts",
+    "mprescripts", "none", "mpadded", "mphantom", "menclose", "merror",
+}  # fmt: skip
+
+
+class _StrictChecker(HTMLParser):
+    """Every start tag must be closed, in order; no self-closing or void elements; no unknown
+    tags, event handlers or non-http(s) links.  Collects the text outside <math>."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in ALLOWED_TAGS:
+            self.errors.append(f"tag {tag}")
+        for name, value in attrs:
+            if name.startswith("on") or name in {"style", "src"}:
+                self.errors.append(f"attribute {name}")
+            if name == "href" and not (value or "").startswith(("http://", "https://")):
+                self.errors.append(f"href {value}")
+        self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.errors.append(f"self-closing {tag}")
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"unexpected </{tag}> with open {self.stack}")
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if "math" not in self.stack:
+            self.outside.append(data)
+
+    def handle_comment(self, data: str) -> None:
+        self.errors.append("comment")
+
+    def handle_decl(self, decl: str) -> None:
+        self.errors.append("declaration")
+
+
+def check(out: str) -> str:
+    checker = _StrictChecker()
+    checker.feed(out)
+    checker.close()
+    assert not checker.errors, (checker.errors, out)
+    assert not checker.stack, (checker.stack, out)
+    assert sanitize(out) == out
+    return "".join(checker.outside)
+
+
+# Fragments that exercise every special path of the scanner, glued together at random.
+TEX_BITS = st.sampled_from(
+    [
+        "\\", "{", "}", "$", "$$", "~", "^", "_", "%", "&", "#", "<", ">", '"', "'", "`", "-",
+        "--", "\n", "\n  ", " ", "x", "5", "é", "\\emph{", "\\em ", "\\bf", "\\'", '\\"',
+        "\\c", "\\v{", "\\i", "\\ss", "\\foo", "\\(", "\\)", "\\[", "\\]", "\\url{", "\\href{",
+        "https://x.org/", "javascript:", "\\frac{", "\\sqrt", "\\left(", "\\right)", "\\text{",
+        "<script>", "<math>", "<a href=", "onload=", "&amp;", "&#x3c;", "\\$", "US$", "\\sim",
+        "{}^{3}", "{,}", "\x00", "\u202e", "\U0001d4aa",
+    ]
+)  # fmt: skip
+tex_soup = st.lists(TEX_BITS, max_size=40).map("".join)
+
+
+@EXAMPLES
+@given(tex_soup)
+def test_never_raises_and_is_well_formed_on_tex_soup(source: str) -> None:
+    check(tex_to_html(source))
+    check(tex_to_html(source, paragraphs=False))
+    assert isinstance(tex_to_text(source), str)
+
+
+@EXAMPLES
+@given(st.text(max_size=200))
+def test_never_raises_and_is_well_formed_on_any_text(source: str) -> None:
+    check(tex_to_html(source))
+    text = tex_to_text(source)
+    assert "\n" not in text
+
+
+# Prose words (no TeX meaning) and small formulas, separated by spaces.
+WORD = st.from_regex(r"[A-Za-z]{1,10}", fullmatch=True).filter(
+    # "http…" could start a URL and would then be a link, still shown but worth keeping simple
+    lambda w: not w.lower().startswith("http")
+)
+PUNCT = st.sampled_from([".", ",", ";", ":", "!", "?", "(", ")", "%", "50%", "3.5", "42", "-"])
+MATH = st.sampled_from(
+    [
+        "$x$", "$a^2$", "$\\alpha$", "$10^{-3}$", "$x_i$", "$\\frac{1}{2}$", "$\\sim 5$",
+        "$3\\times 10^{5}$", "$\\mathrm{GeV}$", "$n$", "$\\foo$",
+    ]
+)  # fmt: skip
+TOKEN = st.one_of(WORD.map(lambda w: ("word", w)), PUNCT.map(lambda p: ("punct", p)),
+                  MATH.map(lambda m: ("math", m)))  # fmt: skip
+
+
+@EXAMPLES
+@given(st.lists(TOKEN, min_size=1, max_size=40))
+def test_keeps_every_prose_word(tokens: list[tuple[str, str]]) -> None:
+    source = " ".join(value for _kind, value in tokens)
+    out = tex_to_html(source)
+    outside = check(out)
+    outside_words = set(re.findall(r"[A-Za-z]+", outside))
+    for kind, value in tokens:
+        if kind == "word":
+            assert value in outside_words, (value, source, out)
+    # Every formula is either MathML or shown as source: no formula vanishes.
+    formulas = sum(1 for kind, _ in tokens if kind == "math")
+    assert out.count("<math") + out.count('<code class="tex">') == formulas
+    text = tex_to_text(source)
+    for kind, value in tokens:
+        if kind == "word":
+            assert value in text
+
+
+@EXAMPLES
+@given(tex_soup)
+def test_sanitize_is_idempotent(source: str) -> None:
+    once = sanitize(source)
+    assert sanitize(once) == once
