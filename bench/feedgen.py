@@ -10,14 +10,15 @@ import datetime as dt
 import random
 from xml.sax.saxutils import escape
 
-WORDS = (
+VOCABULARY = (
     "we propose a scalable protocol for consensus among replicas in geo-distributed data "
     "centers and show that the KV cache of large language model serving can be sharded across "
     "GPUs with RDMA while stragglers are mitigated by erasure coding and speculative decoding "
     "our evaluation on a Kubernetes cluster with serverless functions reduces tail latency and "
     "cold start overheads compared with the state of the art for federated learning and "
     "stream processing workloads under Byzantine faults with linearizable reads"
-).split()
+)
+WORDS = tuple(VOCABULARY.split())
 FORMULAS = (
     r"$O(n \log n)$",
     r"$10^{6}$",

@@ -70,8 +70,8 @@ def main() -> None:
 
     ratio = ingest_seconds / parse_seconds
     print(f"feed:                 {args.items:,} items, {size / 1e6:.1f} MB, {args.terms} terms")
-    print(f"feedparser alone:     {parse_seconds:.2f} s ({args.items / parse_seconds:,.0f} items/s)")
-    print(f"whole ingest:         {ingest_seconds:.2f} s ({args.items / ingest_seconds:,.0f} items/s)")
+    for label, seconds in (("feedparser alone", parse_seconds), ("whole ingest", ingest_seconds)):
+        print(f"{label + ':':<22}{seconds:.2f} s ({args.items / seconds:,.0f} items/s)")
     print(f"papers created:       {run.papers_created:,}, listings {run.listings_created:,}, "
           f"mentions {Mention.objects.count():,}")
     print(f"summary: ingest {args.items / ingest_seconds:,.0f} items/s, bare parse "
