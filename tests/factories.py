@@ -27,7 +27,7 @@ def make_paper(
         arxiv_id=arxiv_id or f"2611.{next(_numbers):05d}",
         version=version,
         title=title,
-        title_html=tex_to_html(title),
+        title_html=tex_to_html(title, paragraphs=False),
         abstract=abstract,
         abstract_html=tex_to_html(abstract),
         authors=[
