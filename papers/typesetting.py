@@ -70,7 +70,7 @@ _log = logging.getLogger(__name__)
 
 #: Bump whenever the HTML or text produced for some input changes, so stored renderings
 #: can be found and regenerated.
-TYPESETTER_VERSION: int = 1
+TYPESETTER_VERSION: int = 2
 
 # ---------------------------------------------------------------------------------------------
 # Sanitiser allowlist.  It lists exactly what this module emits; the MathML serialiser below
@@ -819,7 +819,16 @@ def _fix_children(el: Element) -> None:
             i += 2
             changed = True
             continue
+        operator_name = ch.tag == "mi" and len(ch.text or "") > 1 and (ch.text or "").isalpha()
+        # n \log n: TeX puts thin spaces around an operator name next to ordinary symbols;
+        # browsers draw adjacent <mi>s touching ("nlogn").
+        if operator_name and new and new[-1].tag not in ("mo", "mspace"):
+            new.append(Element("mspace", {"width": "0.1667em"}))
+            changed = True
         new.append(ch)
+        if operator_name and nxt is not None and nxt.tag != "mo":
+            new.append(Element("mspace", {"width": "0.1667em"}))
+            changed = True
         i += 1
     if changed:
         el[:] = new

@@ -467,3 +467,10 @@ def test_formula_cache_returns_identical_output() -> None:
     first = tex_to_html(source)
     assert first == tex_to_html(source)
     assert first.count("<mfrac>") == 2
+
+
+def test_operator_names_get_thin_spaces_like_tex():
+    html = tex_to_html(r"$O(n \log n)$ and $\log(n)$")
+    assert '<mi>n</mi><mspace width="0.1667em"></mspace><mi>log</mi>' in html
+    assert '<mi>log</mi><mspace width="0.1667em"></mspace><mi>n</mi>' in html
+    assert "<mi>log</mi><mo" in html  # no space before a parenthesis
