@@ -259,10 +259,12 @@ def _html_title(content: bytes) -> str:
     return _clean(match.group(1).decode("utf-8", "replace")) if match else ""
 
 
-def _html_error(content: bytes) -> IngestError:
+def _html_error(content: bytes) -> FetchError:
+    # A FetchError, so the Celery task retries later: an HTML page where a feed should be is
+    # arXiv's maintenance or rate-limit page, served even with status 200.
     title = _html_title(content)
     detail = f" (“{title}”)" if title else ""
-    return IngestError(
+    return FetchError(
         f"Received an HTML page{detail} instead of an arXiv feed: arXiv is probably down or "
         "rate-limiting us; try again later."
     )

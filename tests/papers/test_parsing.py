@@ -272,3 +272,14 @@ def test_format_detection():
         parse_rss(fixture_bytes("api_response.xml"))
     with pytest.raises(IngestError, match="Expected an arXiv API Atom response"):
         parse_api(fixture_bytes("rss_new.xml"))
+
+
+def test_an_html_page_is_worth_retrying_but_broken_xml_is_not():
+    from papers.ingest import FetchError
+
+    with pytest.raises(FetchError):
+        parse_feed(fixture_bytes("error_503.html"))
+    for name in ("malformed.xml", "truncated.xml"):
+        with pytest.raises(IngestError) as caught:
+            parse_feed(fixture_bytes(name))
+        assert not isinstance(caught.value, FetchError)

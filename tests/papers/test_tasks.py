@@ -61,6 +61,20 @@ def test_task_retries_a_503_until_the_feed_comes_back(
     assert Paper.objects.count() == 2
 
 
+def test_task_retries_an_html_page_served_as_200(cs_dc, arxiv_server, settings, eager_retries):
+    arxiv_server.route(
+        "/rss/cs.DC",
+        Reply(200, fixture_bytes("error_503.html"), {"Content-Type": "text/html"}),
+        Reply(200, fixture_bytes("rss_new.xml")),
+    )
+
+    result = tasks.ingest_category.apply(args=[cs_dc.pk])
+
+    assert result.successful(), result.traceback
+    failed, succeeded = IngestRun.objects.order_by("started_at", "pk")
+    assert "HTML page" in failed.error and succeeded.papers_created == 2
+
+
 def test_task_gives_up_after_max_retries(
     cs_dc, arxiv_server, settings, sleeps, monkeypatch, eager_retries
 ):
