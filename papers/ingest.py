@@ -959,11 +959,14 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
     return counts, dates
 
 
-def _pay_dividends(category_id: int, date: dt.date) -> None:
-    # Imported when called: market is another app, and ingest must not depend on it to load.
+def _after_ingest(category_id: int, date: dt.date) -> None:
+    """Pay the day's dividends, then mail the digests (which report the terms' moves)."""
+    # Imported when called: these are other apps, and ingest must not depend on them to load.
+    from accounts.tasks import send_digests
     from market.tasks import pay_dividends
 
     pay_dividends.delay(category_id, date.isoformat())
+    send_digests.delay(date.isoformat())
 
 
 def _record_failure(run: IngestRun, exc: BaseException) -> None:
@@ -986,7 +989,7 @@ def ingest_feed(
     Returns the succeeded `IngestRun`. On any failure nothing of the feed is written, the run
     (created before the transaction, so it survives the rollback) is marked failed with the
     reason, and `IngestError` is raised. Re-running the same feed creates and changes nothing.
-    After the commit, the day's dividends are paid (market.tasks.pay_dividends).
+    After the commit, the day's dividends are paid and the daily digests go out.
     """
     if run is None:
         run = IngestRun.objects.create(category=category, source=source[:500], date=parsed.date)
@@ -1008,7 +1011,7 @@ def ingest_feed(
             for day in sorted(dates):
                 # robust: the listing is committed by then; a dividend failure is logged, not
                 # reported as a failed ingest (the payout is idempotent and can be re-run).
-                transaction.on_commit(lambda day=day: _pay_dividends(category.pk, day), robust=True)
+                transaction.on_commit(lambda day=day: _after_ingest(category.pk, day), robust=True)
     except Exception as exc:
         if isinstance(exc, IngestError):
             _record_failure(run, exc)

@@ -162,6 +162,9 @@ ARXIV_RSS_URL = os.environ.get("ARXIV_RSS_URL", "https://rss.arxiv.org/rss/{cate
 ARXIV_API_URL = os.environ.get("ARXIV_API_URL", "https://export.arxiv.org/api/query")
 ARXIV_API_DELAY_SECONDS = float(os.environ.get("ARXIV_API_DELAY_SECONDS", "3"))
 ARXIV_HTTP_TIMEOUT_SECONDS = float(os.environ.get("ARXIV_HTTP_TIMEOUT_SECONDS", "30"))
+ARXIV_HTTP_RETRIES = int(os.environ.get("ARXIV_HTTP_RETRIES", "4"))
+ARXIV_HTTP_BACKOFF_SECONDS = float(os.environ.get("ARXIV_HTTP_BACKOFF_SECONDS", "2"))
+ARXIV_HTTP_MAX_DELAY_SECONDS = float(os.environ.get("ARXIV_HTTP_MAX_DELAY_SECONDS", "120"))
 ARXIV_ENRICH = env_bool("ARXIV_ENRICH", default=True)
 INGEST_USER_AGENT = "PeerRevenue/0.1 (+https://github.com/peer-revenue)"
 

@@ -269,7 +269,7 @@ def test_dividends_are_paid_for_the_day_after_commit(
     cs_dc, monkeypatch, django_capture_on_commit_callbacks
 ):
     paid: list[tuple[int, dt.date]] = []
-    monkeypatch.setattr(ingest, "_pay_dividends", lambda pk, day: paid.append((pk, day)))
+    monkeypatch.setattr(ingest, "_after_ingest", lambda pk, day: paid.append((pk, day)))
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         store(cs_dc, "rss_new.xml")
@@ -293,6 +293,18 @@ def test_dividends_go_through_the_market_task(
     with django_capture_on_commit_callbacks(execute=True):
         store(cs_dc, "rss_new.xml")
     assert queued == [(cs_dc.pk, "2026-11-24")]
+
+
+def test_the_daily_digest_goes_out_after_the_ingest(
+    cs_dc, monkeypatch, django_capture_on_commit_callbacks
+):
+    from accounts import tasks as account_tasks
+
+    queued: list[tuple[str, ...]] = []
+    monkeypatch.setattr(account_tasks.send_digests, "delay", lambda *args: queued.append(args))
+    with django_capture_on_commit_callbacks(execute=True):
+        store(cs_dc, "rss_new.xml")
+    assert queued == [("2026-11-24",)]
 
 
 def test_a_failed_feed_pays_no_dividends(cs_dc, monkeypatch, django_capture_on_commit_callbacks):
