@@ -1,0 +1,295 @@
+"""Server-rendered SVG charts: the sparkline in the market table and a term's price chart.
+
+Pure functions of plain values (times, µ¢ prices, dividend days) that return SVG markup; no
+database and no JavaScript. Every piece of text (phrases, labels) goes through ``format_html``
+so the markup is safe to embed even when a phrase contains ``<`` or quotes.
+Colours come from the stylesheet (``currentColor`` and classes), so dark mode just works.
+
+Prices are step functions: a price holds until the next trade moves it. A series is a list
+of ``(time, price from then on)`` whose last point is "now".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Protocol
+
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from .units import format_credits
+
+Series = Sequence[tuple[dt.datetime, int]]
+
+
+class DividendMark(Protocol):
+    date: dt.date
+    papers: int
+    per_share: int
+
+
+def credits_number(micro: int) -> str:
+    """µ¢ as a number of credits with at least two decimals: ``1.05``, ``1.0525``, ``-3.00``."""
+    text = format_credits(micro, unit=False)
+    whole, _, fraction = text.partition(".")
+    return f"{whole}.{fraction.ljust(2, '0')}"
+
+
+def _num(value: float) -> str:
+    # One decimal is plenty for screen coordinates and keeps the markup small.
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _step_points(xy: Sequence[tuple[float, float]]) -> str:
+    """A polyline that holds each price flat until the next point, then jumps."""
+    out: list[tuple[float, float]] = []
+    for index, (x, y) in enumerate(xy):
+        if index:
+            out.append((x, out[-1][1]))
+        out.append((x, y))
+    # Drop repeats (a flat step at the very end) so the markup stays small.
+    out = [point for index, point in enumerate(out) if not index or point != out[index - 1]]
+    return " ".join(f"{_num(x)},{_num(y)}" for x, y in out)
+
+
+def _trend(first: int, last: int) -> str:
+    return "up" if last > first else "down" if last < first else "flat"
+
+
+def nice_ticks(low: int, high: int, *, target: int = 4) -> tuple[int, int, list[int]]:
+    """Round tick values (1, 2 or 5 × 10ⁿ µ¢ apart) covering ``low..high``.
+
+    Returns (axis low, axis high, ticks); a flat range is widened a little so it has height.
+    """
+    if high < low:
+        low, high = high, low
+    if high == low:
+        pad = max(high // 20, 1)
+        low, high = max(low - pad, 0), high + pad
+    raw = max(-(-(high - low) // target), 1)
+    magnitude = 10 ** (len(str(raw)) - 1)
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    axis_low = low // step * step
+    axis_high = -(-high // step) * step
+    return axis_low, axis_high, list(range(axis_low, axis_high + 1, step))
+
+
+def _time_ticks(start: dt.datetime, end: dt.datetime) -> list[tuple[dt.datetime, str]]:
+    """Ticks on whole hours (short spans) or UTC midnights, about six of them."""
+    span = (end - start).total_seconds()
+    if span <= 2 * 86_400:
+        step_hours = next((h for h in (1, 2, 3, 6, 12) if span / (h * 3600) <= 6), 24)
+        step = dt.timedelta(hours=step_hours)
+        first = start.replace(minute=0, second=0, microsecond=0)
+        first += dt.timedelta(hours=(-first.hour) % step_hours)
+
+        def label(t: dt.datetime) -> str:
+            return f"{t:%H:%M}"
+    else:
+        days = span / 86_400
+        step_days = next((d for d in (1, 2, 7, 14, 30, 61, 91, 182) if days / d <= 6), 365)
+        step = dt.timedelta(days=step_days)
+        first = start.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+        def label(t: dt.datetime) -> str:
+            return f"{t:%b %Y}" if days > 300 else f"{t.day} {t:%b}"
+
+    if first < start:
+        first += step
+    ticks = []
+    tick = first
+    while tick <= end:
+        ticks.append((tick, label(tick)))
+        tick += step
+    if len(ticks) < 2:
+        # A young chart spans less than one step: label its two ends instead.
+        return [(start, _short_time(start)), (end, _short_time(end))]
+    return ticks
+
+
+def _short_time(t: dt.datetime) -> str:
+    return f"{t.day} {t:%b %H:%M}"
+
+
+def sparkline(
+    points: Series, *, label: str, width: int = 120, height: int = 28, pad: int = 3
+) -> SafeString:
+    """A small price line. ``label`` names it for screen readers (e.g. "KV cache, last 7
+    days"); the first and last prices are added to it."""
+    if not points:
+        raise ValueError("a sparkline needs at least one point")
+    points = list(points) if len(points) > 1 else [points[0], points[0]]
+    t0, t1 = points[0][0].timestamp(), points[-1][0].timestamp()
+    prices = [price for _, price in points]
+    low, high = min(prices), max(prices)
+
+    def x(t: dt.datetime) -> float:
+        return pad + (t.timestamp() - t0) / (t1 - t0) * (width - 2 * pad) if t1 > t0 else pad
+
+    def y(price: int) -> float:
+        if high == low:
+            return height / 2
+        return pad + (high - price) / (high - low) * (height - 2 * pad)
+
+    first, last = prices[0], prices[-1]
+    trend = _trend(first, last)
+    words = {"up": "rising", "down": "falling", "flat": "unchanged"}[trend]
+    description = f"{label}: {credits_number(first)} to {credits_number(last)} credits ({words})"
+    return format_html(
+        '<svg class="sparkline sparkline--{}" viewBox="0 0 {} {}" width="{}" height="{}" '
+        'role="img" aria-label="{}" focusable="false">'
+        '<polyline points="{}" fill="none" stroke="currentColor" stroke-width="1.5" '
+        'stroke-linejoin="round"/></svg>',
+        trend,
+        width,
+        height,
+        width,
+        height,
+        description,
+        _step_points([(x(t), y(price)) for t, price in points]),
+    )
+
+
+def _day(day: dt.date) -> str:
+    return f"{day.day} {day:%b %Y}"
+
+
+def _midnight(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time(0), tzinfo=dt.UTC)
+
+
+def price_chart(
+    points: Series,
+    *,
+    label: str,
+    dividends: Sequence[DividendMark] = (),
+    chart_id: str = "price-chart",
+    width: int = 640,
+    height: int = 260,
+) -> SafeString:
+    """A term's price over time with labelled axes; dividend days are marked with a dashed
+    line and a dot whose tooltip says what was paid."""
+    if not points:
+        raise ValueError("a price chart needs at least one point")
+    left, right, top, bottom = 58, 14, 16, 30
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    times = [t for t, _ in points] + [_midnight(d.date) for d in dividends]
+    start, end = min(times), max(times)
+    if end <= start:
+        end = start + dt.timedelta(hours=1)
+    prices = [price for _, price in points]
+    axis_low, axis_high, price_ticks = nice_ticks(min(prices), max(prices))
+
+    def x(t: dt.datetime) -> float:
+        return left + (t - start).total_seconds() / (end - start).total_seconds() * plot_w
+
+    def y(price: int) -> float:
+        return top + (axis_high - price) / (axis_high - axis_low) * plot_h
+
+    parts: list[str] = []
+    first, last = prices[0], prices[-1]
+    summary = (
+        f"From {credits_number(first)} credits on {_day(start)} to "
+        f"{credits_number(last)} credits on {_day(points[-1][0])}; "
+        f"lowest {credits_number(min(prices))}, highest {credits_number(max(prices))}."
+    )
+    if dividends:
+        paid = sum(d.papers for d in dividends)
+        summary += f" Dividends for {paid} mentioning paper{'s' if paid != 1 else ''} marked."
+    parts.append(
+        format_html(
+            '<svg class="price-chart price-chart--{}" viewBox="0 0 {} {}" role="img" '
+            'aria-labelledby="{}-title {}-desc" preserveAspectRatio="xMidYMid meet">'
+            '<title id="{}-title">{}</title><desc id="{}-desc">{}</desc>',
+            _trend(first, last),
+            width,
+            height,
+            chart_id,
+            chart_id,
+            chart_id,
+            label,
+            chart_id,
+            summary,
+        )
+    )
+    # Horizontal grid lines with their price labels.
+    parts.append('<g class="price-chart__grid">')
+    for tick in price_ticks:
+        parts.append(
+            format_html(
+                '<line x1="{}" x2="{}" y1="{}" y2="{}"/>'
+                '<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>',
+                left,
+                width - right,
+                _num(y(tick)),
+                _num(y(tick)),
+                left - 6,
+                _num(y(tick)),
+                credits_number(tick),
+            )
+        )
+    parts.append("</g>")
+    # Time axis.
+    axis_y = _num(top + plot_h)
+    parts.append('<g class="price-chart__axis">')
+    parts.append(
+        format_html('<line x1="{}" x2="{}" y1="{}" y2="{}"/>', left, width - right, axis_y, axis_y)
+    )
+    parts.append(format_html('<line x1="{}" x2="{}" y1="{}" y2="{}"/>', left, left, top, axis_y))
+    for tick, text in _time_ticks(start, end):
+        tx = _num(x(tick))
+        parts.append(
+            format_html(
+                '<line x1="{}" x2="{}" y1="{}" y2="{}"/>'
+                '<text x="{}" y="{}" text-anchor="middle">{}</text>',
+                tx,
+                tx,
+                axis_y,
+                _num(top + plot_h + 4),
+                tx,
+                _num(height - 8),
+                text,
+            )
+        )
+    parts.append(
+        format_html(
+            '<text class="price-chart__unit" x="{}" y="{}">credits a share</text>', left, top - 5
+        )
+    )
+    parts.append("</g>")
+    # Dividend days.
+    for day in dividends:
+        dx = _num(x(_midnight(day.date)))
+        papers = f"{day.papers} mentioning paper{'s' if day.papers != 1 else ''}"
+        parts.append(
+            format_html(
+                '<g class="price-chart__dividend"><line x1="{}" x2="{}" y1="{}" y2="{}"/>'
+                '<circle cx="{}" cy="{}" r="4"><title>Dividend {}: {}, {} credits a share'
+                "</title></circle></g>",
+                dx,
+                dx,
+                top,
+                axis_y,
+                dx,
+                _num(top + plot_h - 4),
+                _day(day.date),
+                papers,
+                credits_number(day.per_share * day.papers),
+            )
+        )
+    parts.append(
+        format_html(
+            '<polyline class="price-chart__line" points="{}" fill="none" stroke="currentColor" '
+            'stroke-width="2" stroke-linejoin="round"/>',
+            _step_points([(x(t), y(price)) for t, price in points]),
+        )
+    )
+    parts.append("</svg>")
+    # Every part above was built by format_html (escaped) or is a constant.
+    return mark_safe("".join(parts))  # noqa: S308
+
+
+__all__ = ["credits_number", "nice_ticks", "price_chart", "sparkline"]

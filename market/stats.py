@@ -1,0 +1,501 @@
+"""Read-side figures for the market pages: prices then and now, holders, mentions, price series,
+portfolios and the leaderboard.
+
+Every function here only reads. Each one costs a fixed number of queries however many terms,
+holdings or traders there are: figures over many rows are computed by the database (annotated
+subqueries, aggregates and window functions), never by a query per row.
+
+Prices in the past follow from the trades alone. Only trades move a term's supply, so the
+supply at time T is the ``supply_after`` of the last trade at or before T, or zero when there
+was none; the price then is the curve's price at that supply. (A term's p0 and k change only
+while its supply is zero, and then the price shown for the past is the current p0.)
+
+The SQL versions of the curve below must agree exactly with ``market.curve``; the tests check
+them against it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db.models import (
+    BigIntegerField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    Window,
+)
+from django.db.models.functions import Coalesce, Lower, Rank, Trunc
+
+from papers.models import Listing
+
+from . import curve
+from .models import (
+    Account,
+    DividendEvent,
+    Entry,
+    Holding,
+    LedgerTransaction,
+    Mention,
+    Term,
+    Trade,
+)
+
+RECENT_ANNOUNCEMENT_DAYS = 7
+SPARKLINE_DAYS = 7
+# Beyond this age a term's chart has one point a day instead of one an hour.
+HOURLY_CHART_MAX_AGE = dt.timedelta(days=14)
+
+# Money that was given rather than earned; the leaderboard subtracts it from net worth.
+GIVEN_KINDS = (LedgerTransaction.Kind.GRANT, LedgerTransaction.Kind.ADJUSTMENT)
+
+_BIG = BigIntegerField()
+
+
+def _big(expression) -> ExpressionWrapper:
+    return ExpressionWrapper(expression, output_field=_BIG)
+
+
+# Prices -----------------------------------------------------------------------------------
+
+
+def _price_at_sql(when: dt.datetime, *, term_ref: str = "pk"):
+    """SQL for a term's price at ``when`` (see the module docstring)."""
+    supply_then = Subquery(
+        Trade.objects.filter(term=OuterRef(term_ref), created_at__lte=when)
+        .order_by("-term_version")
+        .values("supply_after")[:1],
+        output_field=_BIG,
+    )
+    return _big(F("p0") + F("k") * Coalesce(supply_then, Value(0)))
+
+
+def _change_bp_sql(now_field: str, then_field: str):
+    # Basis points, truncated toward zero; a price is never below p0 >= 1, so no division by 0.
+    return _big((F(now_field) - F(then_field)) * Value(10_000) / F(then_field))
+
+
+def recent_announcement_dates(*, days: int = RECENT_ANNOUNCEMENT_DAYS) -> QuerySet:
+    """The last ``days`` dates on which any category announced papers (a subquery)."""
+    return Listing.objects.order_by("-date").values("date").distinct()[:days]
+
+
+# Sort keys of the market table: URL value → annotation. Descending is "-" in the URL.
+MARKET_SORTS = {
+    "phrase": "phrase_lower",
+    "price": "price_now",
+    "change": "change_1d_bp",
+    "change7": "change_7d_bp",
+    "supply": "supply",
+    "holders": "holder_count",
+    "mentions": "recent_mentions",
+}
+
+
+def market_terms(
+    *, search: str = "", sort: str = "phrase", descending: bool = False, now: dt.datetime
+) -> QuerySet[Term]:
+    """Terms on the market (listed and halted), each annotated with ``price_now``,
+    ``price_1d``/``price_7d`` (the prices a day and a week before ``now``),
+    ``change_1d_bp``/``change_7d_bp`` (change in basis points), ``holder_count`` and
+    ``recent_mentions`` (visible papers in the last seven announcement days).
+
+    ``search`` matches the phrase or an alias, case-insensitively, anywhere in it.
+    """
+    holders = (
+        Holding.objects.filter(term=OuterRef("pk"), shares__gt=0)
+        .order_by()
+        .values("term")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    mentions = (
+        Mention.objects.filter(
+            term=OuterRef("pk"), date__in=recent_announcement_dates(), paper__hidden=False
+        )
+        .order_by()
+        .values("term")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    terms = Term.objects.exclude(status=Term.Status.DELISTED)
+    if search:
+        terms = terms.filter(Q(phrase__icontains=search) | Q(aliases__icontains=search))
+    terms = terms.annotate(
+        phrase_lower=Lower("phrase"),
+        price_now=_big(F("p0") + F("k") * F("supply")),
+        price_1d=_price_at_sql(now - dt.timedelta(days=1)),
+        price_7d=_price_at_sql(now - dt.timedelta(days=7)),
+        change_1d_bp=_change_bp_sql("price_now", "price_1d"),
+        change_7d_bp=_change_bp_sql("price_now", "price_7d"),
+        holder_count=Coalesce(Subquery(holders, output_field=_BIG), Value(0)),
+        recent_mentions=Coalesce(Subquery(mentions, output_field=_BIG), Value(0)),
+    )
+    column = MARKET_SORTS.get(sort, "phrase_lower")
+    order = F(column).desc() if descending else F(column).asc()
+    return terms.order_by(order, "phrase_lower", "pk")
+
+
+# Price series -----------------------------------------------------------------------------
+
+Series = list[tuple[dt.datetime, int]]
+
+
+def _bucketed_trades(*, term_ids: Sequence[int], since: dt.datetime, bucket: str) -> QuerySet:
+    """The last trade of each term in each ``bucket`` ("hour" or "day") after ``since``.
+
+    Per term, trades are serialised by the term's row lock, so the highest id in a bucket is
+    the last trade in it.
+    """
+    last_ids = (
+        Trade.objects.filter(term_id__in=term_ids, created_at__gt=since)
+        .annotate(bucket=Trunc("created_at", bucket))
+        .order_by()
+        .values("term_id", "bucket")
+        .annotate(last_id=Max("id"))
+        .values("last_id")
+    )
+    return (
+        Trade.objects.filter(id__in=Subquery(last_ids))
+        .order_by("term_id", "term_version")
+        .values_list("term_id", "created_at", "price_after")
+    )
+
+
+def sparklines(*, terms: Iterable[Term], now: dt.datetime) -> dict[int, Series]:
+    """Each term's price over the last week as (time, µ¢) steps, from a week ago to ``now``.
+
+    ``terms`` come from :func:`market_terms` (they carry ``price_7d`` and ``price_now``).
+    One query for all of them; at most one point an hour.
+    """
+    terms = list(terms)
+    since = now - dt.timedelta(days=SPARKLINE_DAYS)
+    series: dict[int, Series] = {term.pk: [(since, term.price_7d)] for term in terms}
+    if terms:
+        rows = _bucketed_trades(term_ids=list(series), since=since, bucket="hour")
+        for term_id, at, price in rows:
+            series[term_id].append((at, price))
+    for term in terms:
+        series[term.pk].append((now, term.price_now))
+    return series
+
+
+def price_history(*, term: Term, now: dt.datetime) -> Series:
+    """The term's price since it was created, as (time, µ¢) steps ending at ``now``."""
+    start = min(term.created_at, now)
+    bucket = "hour" if now - start <= HOURLY_CHART_MAX_AGE else "day"
+    # Created with no shares out: its first price was p0.
+    points: Series = [(start, term.p0)]
+    rows = _bucketed_trades(
+        term_ids=[term.pk], since=start - dt.timedelta(seconds=1), bucket=bucket
+    )
+    points += [(at, price) for _, at, price in rows]
+    points.append((now, term.price))
+    return points
+
+
+@dataclass(frozen=True, slots=True)
+class DividendDay:
+    date: dt.date
+    papers: int
+    per_share: int  # µ¢ per share per paper
+    amount: int  # µ¢ paid out that day to all holders
+
+    @property
+    def per_share_total(self) -> int:
+        return self.per_share * self.papers
+
+
+def dividend_days(*, term: Term) -> list[DividendDay]:
+    """The term's dividends grouped by announcement date, oldest first."""
+    rows = (
+        DividendEvent.objects.filter(term=term)
+        .order_by("date")
+        .values("date")
+        .annotate(
+            n_papers=Count("pk"),
+            rate=Max("per_share"),
+            paid=Sum(_big(F("per_share") * F("shares"))),
+        )
+        .values_list("date", "n_papers", "rate", "paid")
+    )
+    return [
+        DividendDay(date=date, papers=papers, per_share=rate, amount=paid)
+        for date, papers, rate, paid in rows
+    ]
+
+
+# Term page lists --------------------------------------------------------------------------
+
+
+def recent_mentions(*, term: Term, limit: int = 10) -> list[Mention]:
+    return list(
+        Mention.objects.filter(term=term, paper__hidden=False)
+        .select_related("paper")
+        .order_by("-date", "-paper__arxiv_id")[:limit]
+    )
+
+
+def mention_count(*, term: Term) -> int:
+    return Mention.objects.filter(term=term, paper__hidden=False).count()
+
+
+def top_holders(*, term: Term, limit: int = 10) -> list[Holding]:
+    return list(
+        Holding.objects.filter(term=term, shares__gt=0)
+        .select_related("account__user")
+        .order_by("-shares", "account_id")[:limit]
+    )
+
+
+def recent_trades(*, term: Term, limit: int = 15) -> list[Trade]:
+    return list(
+        Trade.objects.filter(term=term)
+        .select_related("account__user")
+        .order_by("-term_version")[:limit]
+    )
+
+
+# Portfolio --------------------------------------------------------------------------------
+
+
+def sell_back_value(*, supply: int, shares: int, p0: int, k: int) -> int:
+    """What selling ``shares`` now would bring in, after the fee (µ¢)."""
+    amount = curve.proceeds(supply, shares, p0=p0, k=k)
+    return amount - curve.fee(amount, basis_points=settings.MARKET_FEE_BASIS_POINTS)
+
+
+def average_cost_basis(trades: Iterable[tuple[int, str, int, int]]) -> dict[int, int]:
+    """Cost basis (µ¢) of the shares still held, per term, by the average-cost method.
+
+    ``trades`` are (term id, side, shares, total with fee) in the order they happened. A buy
+    adds what it cost; a sale removes its share of the basis (rounded down), whatever it fetched;
+    selling out resets the basis to zero.
+    """
+    held: dict[int, int] = defaultdict(int)
+    basis: dict[int, int] = defaultdict(int)
+    for term_id, side, shares, total in trades:
+        if side == Trade.Side.BUY:
+            held[term_id] += shares
+            basis[term_id] += total
+        else:
+            before = held[term_id]
+            held[term_id] = before - shares
+            basis[term_id] = 0 if held[term_id] <= 0 else basis[term_id] * held[term_id] // before
+    return {term_id: value for term_id, value in basis.items() if held[term_id] > 0}
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    term: Term
+    shares: int
+    sell_back: int  # proceeds of selling them all now, after the fee
+    cost_basis: int
+    dividends: int  # received on this term, ever
+
+    @property
+    def profit(self) -> int:
+        """Gain if sold now: sell-back value minus cost basis (dividends not included)."""
+        return self.sell_back - self.cost_basis
+
+
+@dataclass(frozen=True, slots=True)
+class Portfolio:
+    cash: int
+    granted: int  # starting grant and adjustments
+    dividends: int  # received on all terms, ever
+    positions: list[Position] = field(default_factory=list)
+
+    @property
+    def holdings_value(self) -> int:
+        return sum(position.sell_back for position in self.positions)
+
+    @property
+    def net_worth(self) -> int:
+        return self.cash + self.holdings_value
+
+    @property
+    def gain(self) -> int:
+        """Net worth minus what was given: the leaderboard's score."""
+        return self.net_worth - self.granted
+
+
+def _dividend_term_sql(field_name: str = "term_id", transaction_ref: str = "transaction_id"):
+    # A dividend transaction belongs to one term (one payout); its events name it.
+    return Subquery(
+        DividendEvent.objects.filter(transaction_id=OuterRef(transaction_ref)).values(field_name)[
+            :1
+        ]
+    )
+
+
+def portfolio(*, user) -> Portfolio:
+    """The user's cash, positions and totals, in a fixed handful of queries."""
+    from .trading import balance  # opens the account (with its grant) if it is missing
+
+    cash = balance(user)
+    holdings = list(
+        Holding.objects.filter(account__user=user, shares__gt=0)
+        .select_related("term")
+        .order_by(Lower("term__phrase"))
+    )
+    trades = (
+        Trade.objects.filter(account__user=user)
+        .order_by("id")
+        .values_list("term_id", "side", "shares", "amount", "fee")
+    )
+    basis = average_cost_basis(
+        (term_id, side, shares, amount + fee if side == Trade.Side.BUY else amount - fee)
+        for term_id, side, shares, amount, fee in trades
+    )
+    cash_entries = Entry.objects.filter(account__user=user, asset=Entry.Asset.CASH)
+    dividends_by_term = dict(
+        cash_entries.filter(transaction__kind=LedgerTransaction.Kind.DIVIDEND)
+        .annotate(dividend_term=_dividend_term_sql())
+        .order_by()
+        .values("dividend_term")
+        .annotate(total=Sum("amount"))
+        .values_list("dividend_term", "total")
+    )
+    granted = (
+        cash_entries.filter(transaction__kind__in=GIVEN_KINDS).aggregate(total=Sum("amount"))[
+            "total"
+        ]
+        or 0
+    )
+    positions = [
+        Position(
+            term=h.term,
+            shares=h.shares,
+            sell_back=sell_back_value(
+                supply=h.term.supply, shares=h.shares, p0=h.term.p0, k=h.term.k
+            ),
+            cost_basis=basis.get(h.term_id, 0),
+            dividends=dividends_by_term.get(h.term_id, 0),
+        )
+        for h in holdings
+    ]
+    return Portfolio(
+        cash=cash,
+        granted=granted,
+        dividends=sum(dividends_by_term.values()),
+        positions=positions,
+    )
+
+
+def account_history(*, user) -> QuerySet[Entry]:
+    """Every movement of the user's cash, newest first: grants, trades, dividends, adjustments.
+
+    Each entry carries ``balance_after`` (the running balance), its ``transaction`` and, for a
+    trade, ``transaction.trade`` with its term; a dividend carries ``dividend_phrase``,
+    ``dividend_slug`` and ``dividend_papers``.
+    """
+    papers = (
+        DividendEvent.objects.filter(transaction_id=OuterRef("transaction_id"))
+        .order_by()
+        .values("transaction_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return (
+        Entry.objects.filter(account__user=user, asset=Entry.Asset.CASH)
+        .select_related("transaction", "transaction__trade", "transaction__trade__term")
+        .annotate(
+            balance_after=Window(Sum("amount"), order_by=F("id").asc()),
+            dividend_phrase=_dividend_term_sql("term__phrase"),
+            dividend_slug=_dividend_term_sql("term__slug"),
+            dividend_papers=Subquery(papers, output_field=_BIG),
+        )
+        .order_by("-id")
+    )
+
+
+# Leaderboard ------------------------------------------------------------------------------
+
+
+def _sell_back_sql():
+    """SQL for ``sell_back_value`` of a Holding row: curve proceeds minus the rounded-up fee.
+
+    proceeds(n, d) = cost(n − d, d) = p0·d + k·d·(2n − d − 1)/2, an exact integer because
+    d·(2n − d − 1) is even; the fee is ceil(amount·bp / 10⁴). All terms are non-negative,
+    so SQL's truncating integer division is the floor that ``market.curve`` uses.
+    """
+    d, n = F("shares"), F("term__supply")
+    amount = _big(F("term__p0") * d + F("term__k") * d * (Value(2) * n - d - Value(1)) / Value(2))
+    bp = settings.MARKET_FEE_BASIS_POINTS
+    fee = _big((amount * Value(bp) + Value(curve.BASIS_POINTS - 1)) / Value(curve.BASIS_POINTS))
+    return _big(amount - fee)
+
+
+def scored_accounts() -> QuerySet[Account]:
+    """Traders' accounts (active users with at least one trade), each annotated with
+    ``holdings_value`` (sell-back value of all holdings), ``net_worth`` (cash plus that),
+    ``granted`` (starting grant and adjustments) and ``score`` (net worth minus granted)."""
+    holdings_value = (
+        Holding.objects.filter(account=OuterRef("pk"), shares__gt=0)
+        .order_by()
+        .values("account")
+        .annotate(total=Sum(_sell_back_sql()))
+        .values("total")
+    )
+    granted = (
+        Entry.objects.filter(
+            account=OuterRef("pk"),
+            asset=Entry.Asset.CASH,
+            transaction__kind__in=GIVEN_KINDS,
+        )
+        .order_by()
+        .values("account")
+        .annotate(total=Sum("amount"))
+        .values("total")
+    )
+    return (
+        Account.objects.users()
+        .filter(user__is_active=True)
+        .filter(Exists(Trade.objects.filter(account=OuterRef("pk"))))
+        .annotate(
+            holdings_value=Coalesce(Subquery(holdings_value, output_field=_BIG), Value(0)),
+            granted=Coalesce(Subquery(granted, output_field=_BIG), Value(0)),
+            net_worth=_big(F("cash") + F("holdings_value")),
+            score=_big(F("net_worth") - F("granted")),
+        )
+    )
+
+
+def leaderboard() -> QuerySet[Account]:
+    """Traders ranked by score, best first; ties share a rank. Rows carry ``rank``."""
+    return (
+        scored_accounts()
+        .select_related("user")
+        .annotate(rank=Window(Rank(), order_by=F("score").desc()))
+        .order_by("-score", "user__username", "pk")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    rank: int
+    of: int
+    account: Account  # annotated as by scored_accounts()
+
+
+def standing(*, user) -> Standing | None:
+    """The user's place on the leaderboard, or None before their first trade. Three queries."""
+    mine = scored_accounts().filter(user=user).first()
+    if mine is None:
+        return None
+    ranked = scored_accounts()
+    better = ranked.filter(score__gt=mine.score).count()
+    return Standing(rank=better + 1, of=ranked.count(), account=mine)
