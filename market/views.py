@@ -1,0 +1,484 @@
+"""The market's pages: the table of terms, a term's page, quote and trade, portfolio,
+leaderboard and rules.
+
+Views parse input, call ``market.stats`` (reads) or ``market.trading`` (the only writer) and
+render. Buying without JavaScript is three steps: the term page's form asks for a quote
+(GET ``quote/``), the quote page shows the price with a confirm form carrying the quoted total
+as a limit and a fresh idempotency key, and the confirm POSTs to ``trade/``, which trades and
+redirects back to the term page (post/redirect/get). A repeated confirm carries the same key,
+so trading returns the first trade instead of making a second one.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.ratelimit import is_limited
+from papers.views import paginate
+from peerrevenue.pagecache import cache_page_for_anonymous
+
+from . import charts, curve, highlighting, stats, trading
+from .forms import QuoteForm, TradeForm
+from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
+from .templatetags.market_pages import credits_text
+
+TERMS_PER_PAGE = 50
+ROWS_PER_PAGE = 50
+SEARCH_MAX_LENGTH = 100
+TOO_FAST = (
+    "You are trading too fast: at most {limit:,} trades every {minutes} minutes. "
+    "Nothing was traded; wait a little and try again."
+)
+RULES_FILE = Path(__file__).with_name("rules.md")
+
+
+def _get_term(slug: str) -> Term:
+    term = Term.objects.filter(slug=slug).first()
+    if term is None:
+        raise Http404(f"There is no term “{slug}” on the market.")
+    return term
+
+
+def _shares(n: int) -> str:
+    return "1 share" if n == 1 else f"{n:,} shares"
+
+
+def trade_message(trade: Trade) -> str:
+    """``Bought 5 shares of KV cache for 5.151 credits (fee 0.051)``: the total is what left
+    (buy) or reached (sell) the trader's cash, fee included."""
+    verb = "Bought" if trade.side == Trade.Side.BUY else "Sold"
+    return (
+        f"{verb} {_shares(trade.shares)} of {trade.term.phrase} for "
+        f"{credits_text(trade.total)} (fee {credits_text(trade.fee, unit=False)})"
+    )
+
+
+# The market table ---------------------------------------------------------------------------
+
+# (URL key, heading, numeric): numeric columns sort high-to-low on the first click.
+MARKET_COLUMNS = [
+    ("phrase", "Term", False),
+    ("price", "Price", True),
+    ("change", "1 day", True),
+    ("change7", "7 days", True),
+    ("supply", "Supply", True),
+    ("holders", "Holders", True),
+    ("mentions", "Mentions", True),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    key: str
+    heading: str
+    numeric: bool
+    aria_sort: str  # "ascending", "descending" or "" when the table is not sorted by it
+    link: str  # the ?sort= value a click asks for
+
+
+def _sort_from(request: HttpRequest) -> tuple[str, bool]:
+    value = request.GET.get("sort", "phrase")
+    key = value.removeprefix("-")
+    if key not in stats.MARKET_SORTS:
+        return "phrase", False
+    return key, value.startswith("-")
+
+
+def _columns(sort: str, descending: bool) -> list[Column]:
+    columns = []
+    for key, heading, numeric in MARKET_COLUMNS:
+        active = key == sort
+        # A click on the sorted column flips it; on another column, starts with the natural order.
+        want_descending = (not descending) if active else numeric
+        columns.append(
+            Column(
+                key=key,
+                heading=heading,
+                numeric=numeric,
+                aria_sort=("descending" if descending else "ascending") if active else "",
+                link=("-" if want_descending else "") + key,
+            )
+        )
+    return columns
+
+
+@cache_page_for_anonymous
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    search = request.GET.get("q", "").strip()[:SEARCH_MAX_LENGTH]
+    sort, descending = _sort_from(request)
+    now = timezone.now()
+    terms = stats.market_terms(search=search, sort=sort, descending=descending, now=now)
+    page = paginate(request, terms, per_page=TERMS_PER_PAGE)
+    lines = stats.sparklines(terms=page.object_list, now=now)
+    rows = [
+        (term, charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days"))
+        for term in page.object_list
+    ]
+    context = {
+        "rows": rows,
+        "page": page,
+        "search": search,
+        "columns": _columns(sort, descending),
+        "nav": "market",
+    }
+    return render(request, "market/index.html", context)
+
+
+# A term's page, quotes and trades ------------------------------------------------------------
+
+
+def _trader_context(request: HttpRequest, term: Term) -> dict:
+    if not request.user.is_authenticated:
+        return {}
+    return {
+        "cash": trading.balance(request.user),
+        "held": trading.holding(request.user, term),
+    }
+
+
+@cache_page_for_anonymous
+@require_GET
+def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    term = _get_term(slug)
+    history = stats.price_history(term=term, now=timezone.now())
+    dividends = stats.dividend_days(term=term)
+    context = {
+        "term": term,
+        "chart": charts.price_chart(
+            history, label=f"Price of one share of “{term.phrase}” over time", dividends=dividends
+        ),
+        "dividends": dividends,
+        "mentions": stats.recent_mentions(term=term),
+        "mention_count": stats.mention_count(term=term),
+        "holders": stats.top_holders(term=term),
+        "trades": stats.recent_trades(term=term),
+        "form": QuoteForm(),
+        "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
+        "dividend_per_mention": settings.MARKET_DIVIDEND_PER_MENTION,
+        "nav": "market",
+        **_trader_context(request, term),
+    }
+    return render(request, "market/term.html", context)
+
+
+@dataclass(frozen=True, slots=True)
+class PricedRequest:
+    quote: trading.Quote
+    note: str = ""  # e.g. how a budget became shares
+
+
+def price_request(
+    *, term: Term, side: str, shares: int | None = None, budget: int | None = None
+) -> PricedRequest:
+    """Quote ``shares``, or for a buy with a ``budget`` (µ¢, fee included) the most shares it
+    pays for. Raises ``trading.TradeError`` with a message for the person."""
+    note = ""
+    if budget is not None:
+        fee_bp = settings.MARKET_FEE_BASIS_POINTS
+        shares = curve.shares_for_total(
+            term.supply, budget, p0=term.p0, k=term.k, basis_points=fee_bp
+        )
+        if shares == 0:
+            one = curve.cost(term.supply, 1, p0=term.p0, k=term.k)
+            raise trading.InvalidQuantity(
+                f"{credits_text(budget)} does not buy one share of “{term.phrase}”: the next "
+                f"share costs {credits_text(one + curve.fee(one, basis_points=fee_bp))} "
+                "with the fee."
+            )
+        note = f"{credits_text(budget)} buys at most {_shares(shares)} now."
+        limit = settings.MARKET_MAX_SHARES_PER_TRADE
+        if shares > limit:
+            shares = limit
+            note = f"{credits_text(budget)} would buy more than {limit:,} shares, the most a "
+            note += f"trade can have; this quote is for {limit:,}."
+    return PricedRequest(quote=trading.quote(term=term, side=side, shares=shares), note=note)
+
+
+def _quote_problem(request: HttpRequest, quote: trading.Quote, term: Term, trader: dict) -> str:
+    """What would stop this user from confirming, said before they try."""
+    if not trader:
+        return ""
+    if quote.side == Trade.Side.BUY and quote.total > trader["cash"]:
+        return (
+            f"This costs {credits_text(quote.total)} with the fee, but you have "
+            f"{credits_text(trader['cash'])}. Buy fewer shares or set a budget."
+        )
+    if quote.side == Trade.Side.SELL and quote.shares > trader["held"]:
+        return (
+            f"You hold {_shares(trader['held'])} of “{term.phrase}”, so you cannot sell "
+            f"{quote.shares:,}."
+        )
+    return ""
+
+
+def _error_messages(form: TradeForm) -> list[str]:
+    # Several tampered fields give the same sentence; say it once.
+    return list(dict.fromkeys(str(e) for errors in form.errors.values() for e in errors))
+
+
+def _render_quote(
+    request: HttpRequest,
+    term: Term,
+    *,
+    form: QuoteForm,
+    priced: PricedRequest | None = None,
+    error: str = "",
+    confirm_form: TradeForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    trader = _trader_context(request, term)
+    problem = _quote_problem(request, priced.quote, term, trader) if priced else ""
+    context = {
+        "term": term,
+        "form": form,
+        "priced": priced,
+        "quote": priced.quote if priced else None,
+        "error": error,
+        "problem": problem,
+        "confirm_errors": _error_messages(confirm_form) if confirm_form is not None else [],
+        # A fresh key for every confirm form shown: a repeat of *this* confirm is one trade.
+        "key": uuid.uuid4().hex,
+        "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
+        "nav": "market",
+        **trader,
+    }
+    response = render(request, "market/quote.html", context, status=status)
+    # Going back to a quote must show the same key, not mint a new one, and never a stale price
+    # from a shared cache.
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def quote(request: HttpRequest, slug: str) -> HttpResponse:
+    term = _get_term(slug)
+    form = QuoteForm(request.POST if request.method == "POST" else request.GET)
+    if not form.is_valid():
+        return _render_quote(request, term, form=form, status=400)
+    try:
+        priced = price_request(
+            term=term,
+            side=form.cleaned_data["side"],
+            shares=form.cleaned_data["shares"],
+            budget=form.cleaned_data["budget"],
+        )
+    except trading.TradeError as exc:
+        return _render_quote(request, term, form=form, error=str(exc), status=409)
+    return _render_quote(request, term, form=form, priced=priced)
+
+
+@require_GET
+def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
+    """The live quote for quote.js: numbers in µ¢ plus the same words the pages show."""
+    term = _get_term(slug)
+    form = QuoteForm(request.GET)
+    if not form.is_valid():
+        errors = [str(e) for field_errors in form.errors.values() for e in field_errors]
+        return _json({"ok": False, "error": " ".join(errors)}, status=400)
+    try:
+        priced = price_request(
+            term=term,
+            side=form.cleaned_data["side"],
+            shares=form.cleaned_data["shares"],
+            budget=form.cleaned_data["budget"],
+        )
+    except trading.TradeError as exc:
+        return _json({"ok": False, "error": str(exc)}, status=409)
+    q = priced.quote
+    problem = _quote_problem(request, q, term, _trader_context(request, term))
+    buying = q.side == Trade.Side.BUY
+    return _json(
+        {
+            "ok": True,
+            "side": q.side,
+            "shares": q.shares,
+            "amount": q.amount,
+            "fee": q.fee,
+            "total": q.total,
+            "average_price": q.average_price,
+            "price_after": q.price_after,
+            "note": priced.note,
+            "problem": problem,
+            "text": {
+                "summary": f"{'Buying' if buying else 'Selling'} {_shares(q.shares)}: "
+                f"{'you pay' if buying else 'you receive'} {credits_text(q.total)}",
+                "amount": credits_text(q.amount),
+                "fee": credits_text(q.fee),
+                "total": credits_text(q.total),
+                "average_price": credits_text(q.average_price),
+                "price_after": credits_text(q.price_after),
+            },
+        }
+    )
+
+
+def _json(data: dict, *, status: int = 200) -> JsonResponse:
+    response = JsonResponse(data, status=status)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_POST
+def trade(request: HttpRequest, slug: str) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("market:term", args=[slug]))
+    term = _get_term(slug)
+    # Unbound, so that a refusal shows the order again without judging it a second time.
+    form = QuoteForm(
+        initial={"side": request.POST.get("side"), "shares": request.POST.get("shares", "")[:30]}
+    )
+    if is_limited(
+        "trade",
+        str(request.user.pk),
+        limit=settings.RATELIMIT_TRADES_PER_WINDOW,
+        window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
+    ):
+        message = TOO_FAST.format(
+            limit=settings.RATELIMIT_TRADES_PER_WINDOW,
+            minutes=max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1),
+        )
+        return _render_quote(request, term, form=form, error=message, status=429)
+    confirm = TradeForm(request.POST)
+    if not confirm.is_valid():
+        return _render_quote(request, term, form=form, confirm_form=confirm, status=400)
+    data = confirm.cleaned_data
+    try:
+        if data["side"] == Trade.Side.BUY:
+            done = trading.buy(
+                user=request.user,
+                term=term,
+                shares=data["shares"],
+                max_cost=data["limit"],
+                key=data["key"],
+            )
+        else:
+            done = trading.sell(
+                user=request.user,
+                term=term,
+                shares=data["shares"],
+                min_proceeds=data["limit"],
+                key=data["key"],
+            )
+    except trading.TradeError as exc:
+        # Show the refusal next to a fresh quote for the same order, if there is one.
+        try:
+            priced = price_request(term=term, side=data["side"], shares=data["shares"])
+        except trading.TradeError:
+            priced = None
+        return _render_quote(request, term, form=form, priced=priced, error=str(exc), status=409)
+    messages.success(request, trade_message(done))
+    return redirect(done.term)
+
+
+# Portfolio and leaderboard -----------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def portfolio(request: HttpRequest) -> HttpResponse:
+    summary = stats.portfolio(user=request.user)
+    history = paginate(request, stats.account_history(user=request.user), per_page=ROWS_PER_PAGE)
+    context = {
+        "portfolio": summary,
+        "page": history,
+        "standing": stats.standing(user=request.user),
+        "starting_grant": settings.MARKET_STARTING_GRANT,
+        "nav": "portfolio",
+    }
+    return render(request, "market/portfolio.html", context)
+
+
+@cache_page_for_anonymous
+@require_GET
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    page = paginate(request, stats.leaderboard(), per_page=ROWS_PER_PAGE)
+    standing = stats.standing(user=request.user) if request.user.is_authenticated else None
+    context = {"page": page, "standing": standing, "nav": "leaderboard"}
+    return render(request, "market/leaderboard.html", context)
+
+
+# Rules ----------------------------------------------------------------------------------------
+
+
+def counting_rules() -> str:
+    """The counting rules as written in ``market.highlighting``'s docstring (Markdown), so the
+    page and the matcher cannot drift apart. The implementation notes after them are left out."""
+    doc = highlighting.__doc__ or ""
+    found = re.search(r"How mentions are counted\n-+\n(.*)", doc, re.S)
+    if not found:
+        return "Mentions are counted by whole words, ignoring case, including plurals and aliases."
+    kept = []
+    for paragraph in found.group(1).strip().split("\n\n"):
+        if paragraph.startswith("The compiled") or re.match(r".*\n-{3,}$", paragraph, re.S):
+            break
+        kept.append(paragraph)
+    return "\n\n".join(kept)
+
+
+def _percent(basis_points: int) -> str:
+    return f"{basis_points / 100:g}%"
+
+
+def rules_values() -> dict[str, str]:
+    """The numbers on the rules page, from the real settings and default curve."""
+    p0, k, bp = DEFAULT_P0, DEFAULT_K, settings.MARKET_FEE_BASIS_POINTS
+    buy = 10
+    cost = curve.cost(0, buy, p0=p0, k=k)
+    buy_fee = curve.fee(cost, basis_points=bp)
+    back = curve.proceeds(buy, buy, p0=p0, k=k)
+    back_fee = curve.fee(back, basis_points=bp)
+    later_supply = 100
+    later_cost = curve.cost(later_supply, buy, p0=p0, k=k)
+    later_fee = curve.fee(later_cost, basis_points=bp)
+    dividend = settings.MARKET_DIVIDEND_PER_MENTION
+    return {
+        "grant": credits_text(settings.MARKET_STARTING_GRANT),
+        "p0": credits_text(p0),
+        "k": credits_text(k),
+        "fee": _percent(bp),
+        "example_shares": str(buy),
+        "example_cost": credits_text(cost),
+        "example_fee": credits_text(buy_fee),
+        "example_total": credits_text(cost + buy_fee),
+        "example_average": credits_text((2 * cost + buy) // (2 * buy)),
+        "example_price_after": credits_text(curve.price(buy, p0=p0, k=k)),
+        "example_last_share": credits_text(curve.price(buy - 1, p0=p0, k=k)),
+        "example_back": credits_text(back),
+        "example_back_fee": credits_text(back_fee),
+        "example_back_total": credits_text(back - back_fee),
+        "example_round_trip": credits_text(buy_fee + back_fee),
+        "later_supply": str(later_supply),
+        "later_price": credits_text(curve.price(later_supply, p0=p0, k=k)),
+        "later_total": credits_text(later_cost + later_fee),
+        "dividend": credits_text(dividend),
+        "dividend_ten": credits_text(dividend * buy),
+        "max_shares": f"{settings.MARKET_MAX_SHARES_PER_TRADE:,}",
+        "trades_per_window": f"{settings.RATELIMIT_TRADES_PER_WINDOW:,}",
+        "window_minutes": str(max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1)),
+        "counting_rules": counting_rules(),
+    }
+
+
+def rules_markdown() -> str:
+    return string.Template(RULES_FILE.read_text(encoding="utf-8")).substitute(rules_values())
+
+
+@cache_page_for_anonymous
+@require_GET
+def rules(request: HttpRequest) -> HttpResponse:
+    return render(request, "market/rules.html", {"rules": rules_markdown(), "nav": "market"})
