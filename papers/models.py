@@ -203,6 +203,19 @@ class Listing(models.Model):
     def __str__(self) -> str:
         return f"{self.category.code} {self.date} {self.paper.arxiv_id} ({self.announce_type})"
 
+class IngestRunQuerySet(models.QuerySet):
+    def mark_interrupted(self, *, category: Category) -> int:
+        """Close the runs a dead worker left "running"; call only while holding the ingest lock,
+        when no live run of the category can exist."""
+        from django.utils import timezone
+
+        return self.filter(category=category, status=IngestRun.Status.RUNNING).update(
+            status=IngestRun.Status.FAILED,
+            error="Interrupted: the worker running it stopped before it finished.",
+            finished_at=timezone.now(),
+        )
+
+
 class IngestRun(models.Model):
     class Status(models.TextChoices):
         RUNNING = "running", "Running"
@@ -220,6 +233,8 @@ class IngestRun(models.Model):
     papers_updated = models.PositiveIntegerField(default=0)
     listings_created = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+
+    objects = IngestRunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-started_at"]

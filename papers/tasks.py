@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 
 from papers import ingest
-from papers.models import Category
+from papers.models import Category, IngestRun
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +33,7 @@ def ingest_category(self, category_id: int) -> int | None:
             # feed, so a second run could only repeat it.
             logger.info("Skipping %s: another ingest of it is running", category.code)
             return None
+        IngestRun.objects.mark_interrupted(category=category)
         run = ingest.ingest_category(category=category)
     return run.pk
 

@@ -145,6 +145,10 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# An unacknowledged task (its worker died) goes back on the queue after this many seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
+}
 CELERY_TIMEZONE = "America/New_York"
 CELERY_TASK_ROUTES = {"papers.tasks.*": {"queue": "ingest"}}
 CELERY_BEAT_SCHEDULE = {

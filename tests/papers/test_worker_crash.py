@@ -1,0 +1,114 @@
+"""A Celery worker killed in the middle of an ingest: the task runs again on another worker,
+and the result equals one clean run. Real worker processes on the Redis broker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from papers import ingest
+from papers.models import IngestRun, Listing, Paper, PaperVersion
+from peerrevenue.celery import app
+from tests.papers.helpers import Reply, fixture_bytes
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKER = "redis://127.0.0.1:6379/15"
+
+
+def snapshot() -> dict[str, set]:
+    return {
+        "papers": set(Paper.objects.values_list("arxiv_id", "version", "title", "abstract_html")),
+        "versions": set(PaperVersion.objects.values_list("paper__arxiv_id", "number")),
+        "listings": set(
+            Listing.objects.values_list("category__code", "paper__arxiv_id", "date",
+                                        "announce_type")
+        ),
+    }
+
+
+def start_worker(env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "peerrevenue", "worker", "--pool", "solo",
+         "--queues", "ingest,celery", "--without-gossip", "--without-mingle",
+         "--without-heartbeat", "--loglevel", "WARNING"],
+        cwd=ROOT, env=env, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+
+def wait_until(condition, *, timeout: float, message: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    raise AssertionError(message)
+
+
+def test_killed_worker_mid_ingest_is_redelivered_and_matches_a_clean_run(cs_dc, arxiv_server):
+    feed = fixture_bytes("rss_new.xml")
+    first_request_seen = []
+
+    def reply(request) -> Reply:
+        if not first_request_seen:
+            first_request_seen.append(request)
+            time.sleep(8)  # the first worker dies while it waits for this download
+        return Reply(200, feed)
+
+    arxiv_server.route_function("/rss/cs.DC", reply)
+    db = connection.settings_dict
+    env = os.environ | {
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "REDIS_URL": BROKER,
+        "ARXIV_RSS_URL": arxiv_server.url + "/rss/{category}",
+        "ARXIV_ENRICH": "0",
+        "ARXIV_HTTP_RETRIES": "0",
+        "CELERY_VISIBILITY_TIMEOUT": "1",
+    }
+    with app.connection_for_write(BROKER) as broker:
+        broker.default_channel.client.flushdb()
+        app.conf.task_always_eager = False
+        from papers.tasks import ingest_category
+
+        ingest_category.apply_async(args=[cs_dc.pk], connection=broker)
+
+    first = start_worker(env)
+    try:
+        wait_until(lambda: first_request_seen, timeout=60, message="no worker took the task")
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+        assert not Paper.objects.exists()  # it died before writing anything
+
+        second = start_worker(env)
+        try:
+            wait_until(
+                lambda: IngestRun.objects.filter(status=IngestRun.Status.SUCCEEDED).exists(),
+                timeout=90,
+                message="the task was not run again after its worker died",
+            )
+        finally:
+            os.killpg(second.pid, signal.SIGTERM)
+            second.wait(timeout=30)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+
+    recovered = snapshot()
+    statuses = sorted(IngestRun.objects.values_list("status", flat=True))
+    # The dead worker's run is closed as interrupted by the worker that took over.
+    assert statuses == ["failed", "succeeded"]
+    assert "Interrupted" in IngestRun.objects.get(status="failed").error
+
+    Paper.objects.all().delete()
+    ingest.ingest_category(category=cs_dc, file=Path(__file__).parent / "fixtures/rss_new.xml")
+    assert recovered == snapshot()
+    assert len(recovered["papers"]) == 2
