@@ -156,10 +156,14 @@ class Term(models.Model):
 
 
 class AccountQuerySet(models.QuerySet):
-    def system(self, kind: str) -> Account:
-        """The issuance or fee account, created on first use (tests may flush the table)."""
-        account, _ = self.get_or_create(kind=kind, user=None)
+    def system(self, kind: str, *, shard: int = 0) -> Account:
+        """The issuance account or a fee shard, created on first use (tests may flush tables)."""
+        account, _ = self.get_or_create(kind=kind, shard=shard, user=None)
         return account
+
+    def fees_collected(self) -> int:
+        """All fees ever collected, in µ¢: the sum of the fee account's shards."""
+        return self.filter(kind=Account.Kind.FEES).aggregate(total=models.Sum("cash"))["total"] or 0
 
     def users(self) -> AccountQuerySet:
         return self.filter(kind=Account.Kind.USER)
@@ -167,7 +171,15 @@ class AccountQuerySet(models.QuerySet):
 
 class Account(models.Model):
     """Cash, in µ¢. One per user, plus the issuance account (which mints grants and dividends,
-    so its balance is minus everything ever minted) and the fee account."""
+    so its balance is minus everything ever minted) and the fee account.
+
+    The fee account is kept in ``FEE_SHARDS`` rows, and a trade pays its fee to the shard of
+    its term (``term_id % FEE_SHARDS``). Every trade writes a fee, so with a single row every
+    trade in the market would queue for that row's lock; sharded by term, trades wait on a fee
+    row only when they already share (or happen to collide with) a term.
+    """
+
+    FEE_SHARDS = 16
 
     class Kind(models.TextChoices):
         USER = "user", "User"
@@ -183,6 +195,9 @@ class Account(models.Model):
         related_name="market_account",
     )
     cash = models.BigIntegerField("cash (µ¢)", default=0)
+    shard = models.PositiveSmallIntegerField(
+        default=0, help_text="Which row of a sharded system account (fees); 0 otherwise."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AccountQuerySet.as_manager()
@@ -199,18 +214,25 @@ class Account(models.Model):
                 name="account_user_iff_user_kind",
             ),
             models.UniqueConstraint(
-                fields=["kind"], condition=~Q(kind="user"), name="one_account_per_system_kind"
+                fields=["kind", "shard"],
+                condition=~Q(kind="user"),
+                name="one_account_per_system_kind_shard",
             ),
         ]
 
     def __str__(self) -> str:
         if self.kind == self.Kind.USER:
             return f"{self.user} (account {self.pk})"
+        if self.kind == self.Kind.FEES:
+            return f"Fee account, shard {self.shard}"
         return f"{self.get_kind_display()} account"
 
 
 class Holding(models.Model):
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="holdings")
+    # Indexed by the unique (account, term) constraint, which starts with it.
+    account = models.ForeignKey(
+        Account, on_delete=models.PROTECT, related_name="holdings", db_index=False
+    )
     term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="holdings")
     shares = models.BigIntegerField(default=0)
 
@@ -239,8 +261,14 @@ class LedgerTransaction(models.Model):
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     memo = models.TextField(blank=True)
+    # Not indexed: every trade inserts a transaction, and nothing looks them up by author.
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -270,8 +298,15 @@ class Entry(models.Model):
     account = models.ForeignKey(
         Account, on_delete=models.PROTECT, null=True, blank=True, related_name="entries"
     )
+    # Not indexed: every trade inserts five entries, and they are looked up by transaction or
+    # account; the checks that sum them per term scan the table anyway.
     term = models.ForeignKey(
-        Term, on_delete=models.PROTECT, null=True, blank=True, related_name="entries"
+        Term,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="entries",
+        db_index=False,
     )
     asset = models.CharField(max_length=8, choices=Asset.choices)
     amount = models.BigIntegerField()
@@ -304,8 +339,12 @@ class Trade(models.Model):
         BUY = "buy", "Buy"
         SELL = "sell", "Sell"
 
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="trades")
-    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="trades")
+    # Both indexed by the unique constraints that start with them: (account, key) and
+    # (term, term_version), which also orders a term's trades in time for price charts.
+    account = models.ForeignKey(
+        Account, on_delete=models.PROTECT, related_name="trades", db_index=False
+    )
+    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="trades", db_index=False)
     transaction = models.OneToOneField(
         LedgerTransaction, on_delete=models.PROTECT, related_name="trade"
     )
@@ -339,7 +378,6 @@ class Trade(models.Model):
                 name="trade_supply_moves_by_shares",
             ),
         ]
-        indexes = [models.Index(fields=["term", "created_at"], name="trade_term_time")]
 
     def __str__(self) -> str:
         return f"{self.get_side_display()} {self.shares} × {self.term_id} (trade {self.pk})"

@@ -6,12 +6,14 @@ and all write balanced ledger transactions.
 
 Concurrency. Each operation is one database transaction. A trade locks the term row, then the
 trader's account row (``SELECT … FOR UPDATE``, always in that order, so two trades can never
-wait on each other in a cycle), checks, and applies relative updates (``F()``) so the database
-does the arithmetic on the locked rows. The fee account is updated last, which keeps the lock
-on that shared row as short as possible. Dividends lock the term, then the holders' accounts
-in id order, then the issuance account; adjustments lock the account, then issuance. Should
-Postgres still report a serialization failure or a deadlock, the whole transaction is retried
-with bounded, jittered exponential backoff.
+wait on each other in a cycle), checks, and then writes everything in a single statement of
+relative updates (``supply = supply + n``), so the database does the arithmetic on the locked
+rows. The only other row a trade locks is its fee account row, in that last statement just
+before COMMIT, so that lock is held briefly; the fee account is sharded by term (see
+``Account``) so trades on different terms rarely meet there. Dividends lock the term, then the
+holders' accounts in id order, then the issuance account; adjustments lock the account, then
+issuance. Should Postgres still report a serialization failure or a deadlock, the whole
+transaction is retried with bounded, jittered exponential backoff.
 
 Idempotency. A trade carries a client key, unique per account. A repeated key returns the
 original trade and changes nothing: the key is re-checked after the account row is locked, and
@@ -25,6 +27,7 @@ or reaches the trader's cash. ``None`` means no limit.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import random
 import threading
@@ -37,6 +40,7 @@ import psycopg.errors
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F, OuterRef, Subquery
+from django.utils import timezone
 
 from . import curve
 from .models import Account, DividendEvent, Entry, Holding, LedgerTransaction, Term, Trade
@@ -385,6 +389,36 @@ def _trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
         return Trade.objects.select_related("term").get(account__user=user, key=key)
 
 
+def _fetchone(sql: str, params: dict) -> tuple | None:
+    """Run one of the trade path's fixed statements as a prepared statement.
+
+    Django's cursors bind parameters on the client, so Postgres parses and plans every
+    statement afresh; the trade path runs the same three statements thousands of times, so it
+    uses a server-side-binding psycopg cursor on Django's own connection (same transaction)
+    and lets Postgres keep the plans. Errors are wrapped exactly as Django wraps them.
+    """
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, prepare=True)
+        return cursor.fetchone()
+
+
+def _lock_term(term_id: int) -> Term:
+    """``SELECT … FOR UPDATE`` the term, as a full model instance, without the ORM's compile
+    cost (this runs on every trade)."""
+    fields = [f.attname for f in Term._meta.concrete_fields]
+    row = _fetchone(_lock_term_sql(), {"term": term_id})
+    if row is None:
+        raise TermNotTradable("That term does not exist (any more); pick one from the market.")
+    return Term.from_db(connection.alias, fields, row)
+
+
+@functools.cache
+def _lock_term_sql() -> str:
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in Term._meta.concrete_fields)
+    return f"SELECT {columns} FROM {Term._meta.db_table} WHERE id = %(term)s FOR UPDATE"
+
+
 def _lock_account(*, user, term_id: int, key: str) -> tuple[int, int, int | None, int, int]:
     """Lock the trader's account row and read, in the same round trip, what the trade needs:
     (account id, cash, id of an earlier trade with this key, shares held, fee account id).
@@ -392,40 +426,49 @@ def _lock_account(*, user, term_id: int, key: str) -> tuple[int, int, int | None
     The key and holding sub-selects run after the term lock was granted, so they see every
     trade on this term that committed before ours could start.
     """
-    rows = list(
-        Account.objects.select_for_update(of=("self",))
-        .filter(user=user)
-        .annotate(
-            existing_trade=Subquery(
-                Trade.objects.filter(account=OuterRef("pk"), key=key).values("pk")[:1]
-            ),
-            held=Subquery(
-                Holding.objects.filter(account=OuterRef("pk"), term_id=term_id).values("shares")[:1]
-            ),
-            fee_account=Subquery(Account.objects.filter(kind=Account.Kind.FEES).values("pk")[:1]),
-        )
-        .values_list("pk", "cash", "existing_trade", "held", "fee_account")
+    row = _fetchone(
+        _lock_account_sql(),
+        {"user": user.pk, "term": term_id, "key": key, "shard": _fee_shard(term_id)},
     )
-    if rows:
-        account_id, cash, existing, held, fee_account = rows[0]
+    if row is not None:
+        account_id, cash, existing, held, fee_account = row
     else:
         # A user from before the market existed: open the account inside this transaction.
         account = open_account(user=user)
         account_id, cash, existing, held, fee_account = account.pk, account.cash, None, None, None
     if fee_account is None:
-        fee_account = Account.objects.system(Account.Kind.FEES).pk
+        fee_account = Account.objects.system(Account.Kind.FEES, shard=_fee_shard(term_id)).pk
     return account_id, cash, existing, held, fee_account
+
+
+def _fee_shard(term_id: int) -> int:
+    # By term: trades on one term already queue on its lock, so they lose nothing by sharing
+    # a fee row, while trades on different terms mostly write different fee rows.
+    return term_id % Account.FEE_SHARDS
+
+
+@functools.cache
+def _lock_account_sql() -> str:
+    account, trade, holding = (
+        Account._meta.db_table,
+        Trade._meta.db_table,
+        Holding._meta.db_table,
+    )
+    return f"""
+        SELECT a.id, a.cash,
+            (SELECT t.id FROM {trade} t WHERE t.account_id = a.id AND t.key = %(key)s),
+            (SELECT h.shares FROM {holding} h
+             WHERE h.account_id = a.id AND h.term_id = %(term)s),
+            (SELECT f.id FROM {account} f
+             WHERE f.kind = '{Account.Kind.FEES}' AND f.shard = %(shard)s)
+        FROM {account} a WHERE a.user_id = %(user)s
+        FOR UPDATE OF a"""
 
 
 def _apply_trade(
     *, user, term_id: int, side: str, shares: int, limit: int | None, key: str
 ) -> Trade:
-    try:
-        term = Term.objects.select_for_update().get(pk=term_id)
-    except Term.DoesNotExist:
-        raise TermNotTradable(
-            "That term does not exist (any more); pick one from the market."
-        ) from None
+    term = _lock_term(term_id)
     account_id, cash, existing, held, fee_account = _lock_account(
         user=user, term_id=term_id, key=key
     )
@@ -433,7 +476,6 @@ def _apply_trade(
         return Trade.objects.select_related("term").get(pk=existing)
     _refuse_untradable(term)
 
-    has_holding_row = held is not None
     held = held or 0
     if side == Trade.Side.SELL and shares > held:
         raise InsufficientShares(
@@ -469,43 +511,10 @@ def _apply_trade(
         )
 
     sign = 1 if side == Trade.Side.BUY else -1
-    cash_change = -q.total if side == Trade.Side.BUY else q.total
-    version = term.version + 1
-    Term.objects.filter(pk=term_id).update(
-        supply=F("supply") + sign * shares,
-        reserve=F("reserve") + sign * q.amount,
-        version=F("version") + 1,
-    )
-    Account.objects.filter(pk=account_id).update(cash=F("cash") + cash_change)
-    # The holding row cannot appear or change under us: only trades on this term, which hold
-    # its lock, touch it.
-    if has_holding_row:
-        Holding.objects.filter(account_id=account_id, term_id=term_id).update(
-            shares=F("shares") + sign * shares
-        )
-    else:
-        Holding.objects.create(account_id=account_id, term_id=term_id, shares=shares)
-    txn = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.TRADE)
-    cash_leg = Entry.Asset.CASH
-    entries = [
-        Entry(transaction=txn, account_id=account_id, asset=cash_leg, amount=cash_change),
-        Entry(transaction=txn, term_id=term_id, asset=cash_leg, amount=sign * q.amount),
-        Entry(
-            transaction=txn,
-            account_id=account_id,
-            term_id=term_id,
-            asset=Entry.Asset.SHARES,
-            amount=sign * shares,
-        ),
-        Entry(transaction=txn, term_id=term_id, asset=Entry.Asset.SHARES, amount=-sign * shares),
-    ]
-    if q.fee:
-        entries.append(Entry(transaction=txn, account_id=fee_account, asset=cash_leg, amount=q.fee))
-    Entry.objects.bulk_create(entries)
-    trade = Trade.objects.create(
+    now = timezone.now()
+    trade = Trade(
         account_id=account_id,
         term=term,
-        transaction=txn,
         key=key,
         side=side,
         shares=shares,
@@ -515,17 +524,101 @@ def _apply_trade(
         supply_after=q.supply_after,
         price_before=q.price_before,
         price_after=q.price_after,
-        term_version=version,
+        term_version=term.version + 1,
+        created_at=now,
     )
-    if q.fee:
-        # Every trade touches the fee row; updating it last holds its lock only until commit.
-        Account.objects.filter(pk=fee_account).update(cash=F("cash") + q.fee)
+    trade.pk, trade.transaction_id = _fetchone(
+        _trade_write_sql(side),
+        {
+            "term": term_id,
+            "account": account_id,
+            "fee_account": fee_account,
+            "shares": sign * shares,
+            "amount": sign * q.amount,
+            "cash": trade.cash_change,
+            "fee": q.fee,
+            "now": now,
+            "key": key,
+            "side": side,
+            "trade_shares": shares,
+            "trade_amount": q.amount,
+            "supply_before": q.supply_before,
+            "supply_after": q.supply_after,
+            "price_before": q.price_before,
+            "price_after": q.price_after,
+            "version": trade.term_version,
+        },
+    )
     term.supply, term.reserve, term.version = (
         q.supply_after,
         term.reserve + sign * q.amount,
-        version,
+        trade.term_version,
     )
     return trade
+
+
+@functools.cache
+def _trade_write_sql(side: str) -> str:
+    """Every write of a trade in one statement, so a trade costs one round trip to write.
+
+    The same updates as the ORM would issue one by one: relative updates of the term, the
+    trader's cash and holding (rows this transaction has locked), the ledger transaction with
+    its entries, the trade row, and last the fee account. A repeated key fails the whole
+    statement on the unique (account, key) constraint, so nothing is half-written.
+    """
+    term, account, holding = Term._meta.db_table, Account._meta.db_table, Holding._meta.db_table
+    txn, entry, trade = (
+        LedgerTransaction._meta.db_table,
+        Entry._meta.db_table,
+        Trade._meta.db_table,
+    )
+    if side == Trade.Side.BUY:
+        # The first purchase creates the holding row; nobody else can, we hold the term lock.
+        holding_sql = f"""
+            INSERT INTO {holding} (account_id, term_id, shares)
+            VALUES (%(account)s, %(term)s, %(shares)s)
+            ON CONFLICT (account_id, term_id)
+            DO UPDATE SET shares = {holding}.shares + EXCLUDED.shares"""
+    else:
+        holding_sql = f"""
+            UPDATE {holding} SET shares = shares + %(shares)s
+            WHERE account_id = %(account)s AND term_id = %(term)s"""
+    return f"""
+        WITH term_row AS (
+            UPDATE {term}
+            SET supply = supply + %(shares)s, reserve = reserve + %(amount)s,
+                version = version + 1
+            WHERE id = %(term)s
+        ), trader AS (
+            UPDATE {account} SET cash = cash + %(cash)s WHERE id = %(account)s
+        ), holding AS ({holding_sql}
+        ), txn AS (
+            INSERT INTO {txn} (kind, memo, created_at)
+            VALUES ('{LedgerTransaction.Kind.TRADE}', '', %(now)s) RETURNING id
+        ), entries AS (
+            INSERT INTO {entry} (transaction_id, account_id, term_id, asset, amount)
+            SELECT txn.id, leg.account_id, leg.term_id, leg.asset, leg.amount
+            FROM txn, (VALUES
+                (%(account)s::bigint, NULL::bigint, 'cash', %(cash)s::bigint),
+                (NULL, %(term)s, 'cash', %(amount)s),
+                (%(account)s, %(term)s, 'shares', %(shares)s),
+                (NULL, %(term)s, 'shares', -%(shares)s),
+                (%(fee_account)s, NULL, 'cash', %(fee)s)
+            ) AS leg (account_id, term_id, asset, amount)
+            WHERE leg.amount <> 0
+        ), fees AS (
+            UPDATE {account} SET cash = cash + %(fee)s
+            WHERE id = %(fee_account)s AND %(fee)s <> 0
+        )
+        INSERT INTO {trade} (
+            account_id, term_id, transaction_id, key, side, shares, amount, fee,
+            supply_before, supply_after, price_before, price_after, term_version, created_at
+        )
+        SELECT %(account)s, %(term)s, txn.id, %(key)s, %(side)s, %(trade_shares)s,
+            %(trade_amount)s, %(fee)s, %(supply_before)s, %(supply_after)s, %(price_before)s,
+            %(price_after)s, %(version)s, %(now)s
+        FROM txn
+        RETURNING id, transaction_id"""
 
 
 # Dividends --------------------------------------------------------------------------------

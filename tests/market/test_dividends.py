@@ -72,7 +72,9 @@ def test_the_celery_task_pays_and_a_cross_list_elsewhere_pays_no_more(day, trade
     result = tasks.pay_dividends.delay(day.pk, DAY.isoformat()).get()
     assert result["amount"] == 3 * 2 * 50_000
     # The same paper cross-listed in another category on the same day pays nothing more.
-    cs_lg = Category.objects.get(code="cs.LG")
+    cs_lg, _ = Category.objects.get_or_create(
+        code="cs.LG", defaults={"name": "Machine Learning", "archive_code": "cs"}
+    )
     Listing.objects.create(
         category=cs_lg,
         paper=Paper.objects.get(arxiv_id="2510.00001"),

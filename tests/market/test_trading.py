@@ -52,7 +52,7 @@ def test_buy_moves_cash_shares_reserve_and_fee(trader, kv_cache):
     assert trading.holding(trader, kv_cache) == 10
     kv_cache.refresh_from_db()
     assert (kv_cache.supply, kv_cache.reserve, kv_cache.version) == (10, expected, 1)
-    assert Account.objects.get(kind="fees").cash == trade.fee
+    assert Account.objects.fees_collected() == trade.fee
     assert check_ledger().ok
 
 
@@ -78,7 +78,7 @@ def test_selling_everything_back_leaves_an_empty_reserve(trader, rival, kv_cache
     assert kv_cache.supply == kv_cache.reserve == 0
     # The early buyer who sold first profits at the late seller's expense, less the fees.
     assert trading.balance(trader) > GRANT > trading.balance(rival)
-    fees = Account.objects.get(kind="fees").cash
+    fees = Account.objects.fees_collected()
     assert trading.balance(trader) + trading.balance(rival) + fees == 2 * GRANT
     assert check_ledger().ok
 

@@ -1,0 +1,203 @@
+"""Trades per second through market.trading, against pgbench on the same Postgres server.
+
+    .venv/bin/python bench/trades.py [--seconds 15] [--threads 8] [--terms 20]
+
+Sets up a scratch Django database (dropped and re-created, then migrated), runs ``--threads``
+threads of random buys and sells for ``--seconds`` through ``market.trading``, checks the
+ledger, then runs pgbench's TPC-B-like script with 8 clients on a scratch pgbench database of
+the same server, and prints trades/s, latency percentiles, retries, pgbench tps and the ratio.
+Both runs happen one after the other, so they do not compete for the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/peerrevenue_bench"
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--terms", type=int, default=20)
+    parser.add_argument("--max-shares", type=int, default=10, help="largest trade, in shares")
+    parser.add_argument(
+        "--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
+    )
+    parser.add_argument("--pgbench-db", default="peerrevenue_pgbench")
+    parser.add_argument("--pgbench-clients", type=int, default=8)
+    parser.add_argument("--pgbench-jobs", type=int, default=2)
+    parser.add_argument("--pgbench-scale", type=int, default=8)
+    parser.add_argument("--pgbench-seconds", type=float, default=None, help="default: --seconds")
+    parser.add_argument("--skip-pgbench", action="store_true")
+    return parser.parse_args()
+
+
+def recreate_database(url: str, name: str) -> None:
+    """Drop and create a scratch database, connecting to the server's maintenance db."""
+    import psycopg
+
+    server = urlparse(url)._replace(path="/postgres").geturl()
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def setup_django(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "peerrevenue.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    index = min(len(sorted_values) - 1, max(0, round(fraction * len(sorted_values)) - 1))
+    return sorted_values[index]
+
+
+def run_trades(args: argparse.Namespace) -> dict:
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from market import trading
+    from market.ledger import check_ledger
+    from market.models import Term
+
+    User = get_user_model()
+    users = [User.objects.create_user(f"bench-{i}") for i in range(args.threads)]
+    terms = [
+        Term.objects.create(phrase=f"bench term {i}", p0=100_000, k=1_000)
+        for i in range(args.terms)
+    ]
+    barrier = threading.Barrier(args.threads + 1)
+    stop_at: list[float] = [0.0]
+    latencies: list[list[float]] = [[] for _ in range(args.threads)]
+    refused = [0] * args.threads
+
+    def worker(index: int) -> None:
+        rng = random.Random(index)
+        user = users[index]
+        held = dict.fromkeys((term.pk for term in terms), 0)
+        mine = latencies[index]
+        try:
+            barrier.wait()
+            while time.perf_counter() < stop_at[0]:
+                term = rng.choice(terms)
+                started = time.perf_counter()
+                try:
+                    if held[term.pk] and rng.random() < 0.5:
+                        shares = rng.randint(1, min(held[term.pk], args.max_shares))
+                        trading.sell(
+                            user=user, term=term, shares=shares, min_proceeds=None,
+                            key=uuid.uuid4().hex,
+                        )
+                        held[term.pk] -= shares
+                    else:
+                        shares = rng.randint(1, args.max_shares)
+                        trading.buy(
+                            user=user, term=term, shares=shares, max_cost=None,
+                            key=uuid.uuid4().hex,
+                        )
+                        held[term.pk] += shares
+                except trading.TradeError:
+                    refused[index] += 1
+                    continue
+                mine.append(time.perf_counter() - started)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(args.threads)]
+    for thread in threads:
+        thread.start()
+    retries_before = trading.retry_count()
+    stop_at[0] = time.perf_counter() + args.seconds
+    started = time.perf_counter()
+    barrier.wait()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    everything = sorted(value for values in latencies for value in values)
+    report = check_ledger()
+    return {
+        "trades": len(everything),
+        "seconds": elapsed,
+        "trades_per_second": len(everything) / elapsed,
+        "p50_ms": percentile(everything, 0.50) * 1000,
+        "p99_ms": percentile(everything, 0.99) * 1000,
+        "refused": sum(refused),
+        "retries": trading.retry_count() - retries_before,
+        "ledger": report.text().splitlines()[0],
+        "ledger_ok": report.ok,
+    }
+
+
+def run_pgbench(args: argparse.Namespace) -> float:
+    recreate_database(args.database_url, args.pgbench_db)
+    server = urlparse(args.database_url)
+    env = dict(os.environ, PGHOST=server.hostname or "127.0.0.1", PGPORT=str(server.port or 5432))
+    if server.username:
+        env["PGUSER"] = server.username
+    if server.password:
+        env["PGPASSWORD"] = server.password
+    subprocess.run(
+        ["pgbench", "-i", "-q", "-s", str(args.pgbench_scale), args.pgbench_db],
+        env=env, check=True, capture_output=True,
+    )
+    seconds = args.pgbench_seconds if args.pgbench_seconds is not None else args.seconds
+    result = subprocess.run(
+        [
+            "pgbench", "-c", str(args.pgbench_clients), "-j", str(args.pgbench_jobs),
+            "-T", str(max(1, round(seconds))), args.pgbench_db,
+        ],
+        env=env, check=True, capture_output=True, text=True,
+    )
+    found = re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout)
+    if not found:
+        raise RuntimeError(f"could not read pgbench's tps from:\n{result.stdout}")
+    return float(found.group(1))
+
+
+def main() -> int:
+    args = parse_args()
+    name = urlparse(args.database_url).path.lstrip("/")
+    recreate_database(args.database_url, name)
+    setup_django(args.database_url)
+    trades = run_trades(args)
+    print(f"market.trading: {args.threads} threads, {args.terms} terms, {args.seconds:g} s")
+    print(f"  trades/s      {trades['trades_per_second']:.0f}  ({trades['trades']:,} trades)")
+    print(f"  latency       p50 {trades['p50_ms']:.2f} ms, p99 {trades['p99_ms']:.2f} ms")
+    print(f"  retries       {trades['retries']}   refused {trades['refused']}")
+    print(f"  {trades['ledger']}")
+    if args.skip_pgbench:
+        return 0 if trades["ledger_ok"] else 1
+    tps = run_pgbench(args)
+    print(f"pgbench tpcb-like: {args.pgbench_clients} clients, {args.pgbench_jobs} jobs, scale "
+          f"{args.pgbench_scale}")
+    print(f"  tps           {tps:.0f}")
+    ratio = trades["trades_per_second"] / tps
+    print(f"ratio trades/s ÷ pgbench tps = {ratio:.2f} (goal ≥ 0.25)")
+    return 0 if trades["ledger_ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
