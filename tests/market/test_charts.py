@@ -1,0 +1,165 @@
+"""The SVG charts: well-formed, labelled for screen readers, escaped, and drawn to scale."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from market.charts import credits_number, nice_ticks, price_chart, sparkline
+from market.stats import DividendDay
+
+SVG = "{http://www.w3.org/2000/svg}"
+START = dt.datetime(2026, 10, 1, 12, 0, tzinfo=dt.UTC)
+
+
+def parse(markup: str) -> ET.Element:
+    # Inline SVG in HTML has no namespace declaration; add one so ElementTree can parse it.
+    return ET.fromstring(markup.replace("<svg ", f'<svg xmlns="{SVG[1:-1]}" ', 1))
+
+
+def polyline_points(markup: str, css_class: str = "") -> list[tuple[float, float]]:
+    root = parse(markup)
+    lines = [
+        el
+        for el in root.iter(f"{SVG}polyline")
+        if not css_class or css_class in el.get("class", "")
+    ]
+    return [tuple(map(float, pair.split(","))) for pair in lines[0].get("points").split()]
+
+
+def at(hours: float) -> dt.datetime:
+    return START + dt.timedelta(hours=hours)
+
+
+def test_credits_number_shows_at_least_two_decimals_and_never_rounds():
+    assert credits_number(1_000_000_000) == "1,000.00"
+    assert credits_number(1_050_000) == "1.05"
+    assert credits_number(1_500_000) == "1.50"
+    assert credits_number(5_151_000) == "5.151"
+    assert credits_number(1) == "0.000001"
+    assert credits_number(-3_000_000) == "-3.00"
+
+
+def test_sparkline_is_an_accessible_image_with_the_price_range():
+    markup = sparkline([(at(0), 1_000_000), (at(5), 1_100_000), (at(24), 1_100_000)], label="Raft")
+    root = parse(markup)
+    assert root.get("role") == "img"
+    assert root.get("aria-label") == "Raft: 1.00 to 1.10 credits (rising)"
+    assert "sparkline--up" in root.get("class")
+    assert len(list(root.iter(f"{SVG}polyline"))) == 1
+
+
+def test_sparkline_holds_each_price_until_the_next_trade():
+    markup = sparkline(
+        [(at(0), 2_000_000), (at(12), 1_000_000), (at(24), 1_000_000)],
+        label="x",
+        width=100,
+        height=20,
+        pad=0,
+    )
+    points = polyline_points(markup)
+    # Flat at the top (2.00) until hour 12, then straight down to the bottom, then flat.
+    assert points == [(0, 0), (50, 0), (50, 20), (100, 20)]
+    assert "sparkline--down" in markup and "(falling)" in markup
+
+
+def test_sparkline_of_an_unchanged_price_is_a_flat_line_in_the_middle():
+    markup = sparkline([(at(0), 1_000_000)], label="idle", width=100, height=20, pad=0)
+    assert {y for _, y in polyline_points(markup)} == {10}
+    assert "(unchanged)" in markup and "sparkline--flat" in markup
+
+
+def test_sparkline_escapes_its_label():
+    markup = sparkline([(at(0), 1), (at(1), 2)], label='<script>alert("x")</script> & co')
+    assert "<script>" not in markup
+    assert parse(markup).get("aria-label").startswith('<script>alert("x")</script> & co')
+
+
+def test_price_chart_has_axes_labels_title_and_description():
+    points = [(at(0), 1_000_000), (at(30), 1_050_000), (at(80), 1_100_000), (at(96), 1_100_000)]
+    markup = price_chart(points, label="Price of “KV cache”", chart_id="kv")
+    root = parse(markup)
+    assert root.get("role") == "img"
+    assert root.get("aria-labelledby") == "kv-title kv-desc"
+    assert root.find(f"{SVG}title").text == "Price of “KV cache”"
+    description = root.find(f"{SVG}desc").text
+    assert "From 1.00 credits on 1 Oct 2026 to 1.10 credits on 5 Oct 2026" in description
+    labels = [el.text for el in root.iter(f"{SVG}text")]
+    assert {"1.00", "1.05", "1.10"} <= set(labels)  # price axis
+    assert {"2 Oct", "3 Oct", "4 Oct", "5 Oct"} <= set(labels)  # time axis, at midnights
+    assert "credits a share" in labels
+
+
+def test_price_chart_draws_prices_to_scale():
+    points = [(at(0), 1_000_000), (at(50), 1_100_000), (at(100), 1_100_000)]
+    markup = price_chart(points, label="x", width=658 + 14, height=16 + 100 + 30)
+    line = polyline_points(markup, "price-chart__line")
+    # The plot is 600 wide from x=58 and 100 high from y=16; the axis runs 1.00 to 1.10.
+    assert line[0] == (58, 116)
+    assert line[1] == (358, 116)  # the price holds until the trade halfway
+    assert line[2] == (358, 16)
+    assert line[-1] == (658, 16)
+
+
+def test_price_chart_marks_dividend_days_with_what_was_paid():
+    points = [(at(0), 1_000_000), (at(100), 1_200_000)]
+    days = [DividendDay(date=dt.date(2026, 10, 3), papers=2, per_share=50_000, amount=500_000)]
+    markup = price_chart(points, label="x", dividends=days)
+    root = parse(markup)
+    markers = [g for g in root.iter(f"{SVG}g") if g.get("class") == "price-chart__dividend"]
+    assert len(markers) == 1
+    assert markers[0].find(f"{SVG}circle/{SVG}title").text == (
+        "Dividend 3 Oct 2026: 2 mentioning papers, 0.10 credits a share"
+    )
+    assert "Dividends for 2 mentioning papers marked." in root.find(f"{SVG}desc").text
+
+
+def test_price_chart_of_a_brand_new_term_labels_both_ends():
+    markup = price_chart([(at(0), 1_000_000), (at(0.2), 1_000_000)], label="new")
+    labels = [el.text for el in parse(markup).iter(f"{SVG}text")]
+    assert "1 Oct 12:00" in labels and "1 Oct 12:12" in labels
+
+
+def test_price_chart_escapes_the_label():
+    markup = price_chart([(at(0), 1), (at(1), 2)], label='"><script>alert(1)</script>')
+    assert "<script>" not in markup
+    assert parse(markup).find(f"{SVG}title").text == '"><script>alert(1)</script>'
+
+
+def test_charts_need_at_least_one_point():
+    with pytest.raises(ValueError):
+        sparkline([], label="x")
+    with pytest.raises(ValueError):
+        price_chart([], label="x")
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "ticks"),
+    [
+        (1_000_000, 1_100_000, [1_000_000, 1_050_000, 1_100_000]),
+        (1_000_000, 1_000_000, [950_000, 1_000_000, 1_050_000]),
+        (0, 7, [0, 2, 4, 6, 8]),
+        (1_234_567, 2_987_654, [1_000_000, 1_500_000, 2_000_000, 2_500_000, 3_000_000]),
+    ],
+)
+def test_nice_ticks(low, high, ticks):
+    axis_low, axis_high, found = nice_ticks(low, high)
+    assert found == ticks
+    assert (axis_low, axis_high) == (ticks[0], ticks[-1])
+
+
+@given(st.integers(0, 10**12), st.integers(0, 10**12))
+def test_nice_ticks_cover_the_range_with_round_steps(a, b):
+    low, high = min(a, b), max(a, b)
+    axis_low, axis_high, ticks = nice_ticks(low, high)
+    assert axis_low <= low and high <= axis_high
+    assert ticks[0] == axis_low and ticks[-1] == axis_high
+    assert 2 <= len(ticks) <= 12
+    steps = {b - a for a, b in zip(ticks, ticks[1:], strict=False)}
+    assert len(steps) == 1
+    assert re.fullmatch(r"[125]0*", str(steps.pop()))

@@ -1,0 +1,835 @@
+"""The market's pages as traders use them: the table, a term's page, quoting and trading
+(with every bad input refused without changing anything), portfolio, leaderboard and rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import re
+import uuid
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from market import curve, highlighting, stats, trading, views
+from market.models import DEFAULT_K, DEFAULT_P0, Term, Trade
+from tests.market.test_stats import announce, buy, sell
+
+pytestmark = pytest.mark.django_db
+
+GRANT = 1_000_000_000
+
+
+def page_text(response) -> str:
+    """The visible text of a page, whitespace folded, as a reader would read it."""
+    markup = response.content.decode()
+    markup = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", markup, flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", markup))
+    # Tags became spaces; punctuation right after a closing tag reads without one.
+    return re.sub(r" ([.,;:)])", r"\1", re.sub(r"\s+", " ", text)).strip()
+
+
+def hidden_fields(response) -> dict[str, str]:
+    """The confirm form's hidden inputs on a quote page."""
+    markup = response.content.decode()
+    form = re.search(r'<form method="post" action="[^"]*/trade/".*?</form>', markup, re.S)
+    assert form, "the quote page has no confirm form"
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form.group()))
+    fields.pop("csrfmiddlewaretoken", None)  # the test client checks no CSRF unless asked to
+    return fields
+
+
+def row_cells(response, first_cell: str) -> list[str]:
+    """The text of each cell of the table row whose first cell contains ``first_cell``."""
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", response.content.decode(), re.S):
+        cells = [
+            re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", cell))).strip()
+            for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)
+        ]
+        if cells and first_cell in cells[0]:
+            return cells
+    raise AssertionError(f"no row for {first_cell!r}")
+
+
+def count_queries(client, url: str) -> int:
+    cache.clear()  # anonymous pages are cached whole; measure a real render
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+@pytest.fixture
+def trader_client(client, trader, password):
+    client.login(username=trader.username, password=password)
+    return client
+
+
+def get_quote(client, slug="kv-cache", **params):
+    return client.get(f"/market/{slug}/quote/", params)
+
+
+def confirm(client, fields: dict, slug="kv-cache", **overrides):
+    return client.post(f"/market/{slug}/trade/", {**fields, **overrides})
+
+
+# The market table ---------------------------------------------------------------------------
+
+
+def test_market_lists_each_term_with_its_figures_and_a_sparkline(
+    client, trader, rival, kv_cache, raft, cs_dc
+):
+    now = timezone.now()
+    buy(trader, kv_cache, 10, when=now - dt.timedelta(days=3))
+    buy(rival, kv_cache, 10, when=now - dt.timedelta(hours=3))
+    announce(kv_cache, date=dt.date(2026, 10, 1), category=cs_dc)
+    response = client.get("/market/")
+    assert response.status_code == 200
+    assert row_cells(response, "KV cache")[:7] == [
+        "KV cache",
+        "1.20",  # price of the 21st share
+        "+9.1%",  # from 1.10 a day ago
+        "+20.0%",  # from 1.00 a week ago
+        "20",
+        "2",
+        "1",
+    ]
+    assert row_cells(response, "Raft")[:7] == ["Raft", "2.00", "0.0%", "0.0%", "0", "0", "0"]
+    markup = response.content.decode()
+    assert '<a href="/market/kv-cache/">KV cache</a>' in markup
+    spark = re.search(r'<svg class="sparkline[^>]*>', markup).group()
+    assert 'role="img"' in spark
+    assert 'aria-label="KV cache, last 7 days: 1.00 to 1.20 credits (rising)"' in spark
+    assert "<polyline" in markup
+
+
+def test_market_headers_are_sort_links_with_aria_sort(client, kv_cache):
+    markup = client.get("/market/").content.decode()
+    assert re.search(r'<th scope="col" aria-sort="ascending">\s*<a href="\?sort=-phrase">', markup)
+    for key in ("price", "change", "supply", "holders", "mentions"):
+        assert f'href="?sort=-{key}"' in markup  # numbers sort high to low first
+    markup = client.get("/market/?sort=-price&q=kv").content.decode()
+    assert re.search(
+        r'<th scope="col" class="num" aria-sort="descending">\s*<a href="\?sort=price&amp;q=kv">',
+        markup,
+    )
+    assert markup.count("aria-sort=") == 1
+    assert 'href="?sort=phrase&amp;q=kv"' in markup  # the other columns keep the search
+
+
+def test_market_sorts_rows(client, trader, kv_cache, raft):
+    buy(trader, kv_cache, 3)
+    buy(trader, raft, 1)
+    gossip = Term.objects.create(phrase="gossip", p0=100)
+    assert gossip.pk
+
+    def order(query: str) -> list[str]:
+        cache.clear()
+        return re.findall(r'<th scope="row"><a href="/market/[\w-]+/">([^<]+)</a>',
+                          client.get(f"/market/{query}").content.decode())  # fmt: skip
+
+    assert order("") == ["gossip", "KV cache", "Raft"]
+    assert order("?sort=-price") == ["Raft", "KV cache", "gossip"]
+    assert order("?sort=-supply") == ["KV cache", "Raft", "gossip"]
+    assert order("?sort=supply") == ["gossip", "Raft", "KV cache"]
+    assert order("?sort=nonsense") == ["gossip", "KV cache", "Raft"]
+
+
+def test_market_search_filters_by_phrase_and_alias(client, kv_cache, raft):
+    Term.objects.create(phrase="key-value store", aliases=["KV store"])
+    text = page_text(client.get("/market/?q=kv+st"))
+    assert "key-value store" in text and "Raft" not in text and "KV cache" not in text
+    assert 'value="kv st"' in client.get("/market/?q=kv+st").content.decode()
+    text = page_text(client.get("/market/?q=paxos"))
+    assert "No term matches “paxos”" in text
+
+
+def test_market_empty_state(client, db):
+    text = page_text(client.get("/market/"))
+    assert "Nothing trades yet" in text
+
+
+def test_market_shows_50_terms_a_page(client, db):
+    Term.objects.bulk_create(
+        [Term(phrase=f"word {n:02d}", slug=f"word-{n:02d}") for n in range(51)]
+    )
+    first = client.get("/market/?sort=phrase")
+    assert first.content.decode().count('<th scope="row">') == 50
+    assert 'href="?sort=phrase&amp;page=2"' in first.content.decode()
+    second = client.get("/market/?sort=phrase&page=2")
+    assert re.findall(r'<th scope="row"><a[^>]*>([^<]+)</a>', second.content.decode()) == [
+        "word 50"
+    ]
+    assert "Page 2 of 2" in page_text(second)
+    assert client.get("/market/?page=3").status_code == 404
+
+
+def test_market_page_costs_a_fixed_number_of_queries(
+    client, trader, password, django_user_model, cs_dc
+):
+    def add_terms(count: int, start: int) -> None:
+        for n in range(start, start + count):
+            term = Term.objects.create(phrase=f"term {n}")
+            buy(trader, term, n + 1)
+            announce(term, date=dt.date(2026, 10, 1), category=cs_dc)
+
+    add_terms(3, 0)
+    few = count_queries(client, "/market/?sort=-mentions")
+    add_terms(27, 3)
+    many = count_queries(client, "/market/?sort=-mentions")
+    assert few == many <= 3  # count, page, sparklines
+    client.login(username=trader.username, password=password)
+    assert count_queries(client, "/market/") <= 5  # plus session and user
+
+
+def test_market_marks_halted_terms_and_leaves_out_delisted_ones(client, kv_cache, raft):
+    Term.objects.filter(pk=kv_cache.pk).halt(reason="Under review")
+    Term.objects.filter(pk=raft.pk).delist(reason="Merged")
+    text = page_text(client.get("/market/"))
+    assert "KV cache Halted" in text
+    assert "Raft" not in text
+
+
+def test_site_navigation_links_the_market(client, kv_cache):
+    markup = client.get("/market/").content.decode()
+    assert '<a href="/market/" aria-current="page">Market</a>' in markup
+    assert 'href="/leaderboard/"' in markup and 'href="/market/rules/"' in markup
+
+
+# A term's page --------------------------------------------------------------------------------
+
+
+def test_term_page_shows_the_term_chart_papers_holders_and_trades(
+    client, trader, rival, kv_cache, cs_dc
+):
+    Term.objects.filter(pk=kv_cache.pk).update(
+        aliases=["KV-cache", "key-value cache"], description="Caches **keys** and values."
+    )
+    buy(trader, kv_cache, 7)
+    buy(rival, kv_cache, 3)
+    paper = announce(
+        kv_cache, date=dt.date(2026, 10, 1), category=cs_dc, title="Paging the KV cache"
+    )
+    trading.pay_dividend(
+        term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
+    )
+    response = client.get("/market/kv-cache/")
+    assert response.status_code == 200
+    text = page_text(response)
+    markup = response.content.decode()
+    assert "<h1>KV cache</h1>" in markup
+    assert "1.10 credits a share · 10 shares out · 1 mentioning paper" in text
+    assert "Also counted as: KV-cache, key-value cache" in text
+    assert "Caches <strong>keys</strong> and values." in markup
+    chart = re.search(r'<svg class="price-chart.*?</svg>', markup, re.S).group()
+    assert 'role="img"' in chart and "<title" in chart and "price-chart__dividend" in chart
+    assert f'<a href="/abs/{paper.arxiv_id}/">Paging the KV cache</a>' in markup
+    assert row_cells(response, "tobias") == ["tobias", "7"]
+    assert row_cells(response, "rhea") == ["rhea", "3"]
+    assert "rhea Buy 3 1.10" in text and "tobias Buy 7 1.07" in text  # newest first
+    assert len(re.findall(r'<td class="side side--buy">Buy</td>', markup)) == 2
+    assert 'action="/market/kv-cache/quote/"' in markup
+    assert 'data-quote-url="/market/kv-cache/quote.json"' in markup
+
+
+def test_term_description_markdown_is_sanitised(client, kv_cache):
+    Term.objects.filter(pk=kv_cache.pk).update(
+        description=(
+            "Safe *text*.\n\n<script>alert('x')</script>\n\n"
+            '<img src=x onerror="alert(1)">\n\n[click](javascript:alert(1)) '
+            '[paper](https://arxiv.org/abs/2401.00001)\n\n<p onclick="evil()">para</p>'
+        )
+    )
+    markup = client.get("/market/kv-cache/").content.decode()
+    description = re.search(r'<section class="term-description.*?</section>', markup, re.S).group()
+    assert "<em>text</em>" in description
+    assert "<script" not in description and "alert('x')" not in description
+    assert "<img" not in description and "onerror" not in description
+    assert "javascript:" not in description and "onclick" not in description
+    assert (
+        '<a href="https://arxiv.org/abs/2401.00001" rel="nofollow noopener noreferrer">paper</a>'
+        in description
+    )
+
+
+def test_term_page_costs_a_fixed_number_of_queries(
+    client, trader, password, django_user_model, kv_cache, cs_dc
+):
+    buy(trader, kv_cache, 1)
+    few = count_queries(client, "/market/kv-cache/")
+    for n in range(15):
+        user = django_user_model.objects.create_user(f"holder{n}")
+        buy(user, kv_cache, n + 1)
+        paper = announce(kv_cache, date=dt.date(2026, 10, 1 + n % 5), category=cs_dc)
+        trading.pay_dividend(
+            term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
+        )
+    assert count_queries(client, "/market/kv-cache/") == few <= 7
+    client.login(username=trader.username, password=password)
+    assert count_queries(client, "/market/kv-cache/") <= 11
+
+
+def test_signed_in_trader_sees_holding_and_cash(trader_client, trader, kv_cache):
+    buy(trader, kv_cache, 4)
+    text = page_text(trader_client.get("/market/kv-cache/"))
+    cash = views.credits_text(trading.balance(trader))
+    assert f"You hold 4 shares. Your cash: {cash}." in text
+
+
+@pytest.mark.parametrize("status", ["halted", "delisted"])
+def test_an_untradable_term_says_why_and_offers_no_form(client, kv_cache, status):
+    terms = Term.objects.filter(pk=kv_cache.pk)
+    if status == "halted":
+        terms.halt(reason="Suspected manipulation; under review")
+    else:
+        terms.delist(reason="Too generic")
+    response = client.get("/market/kv-cache/")
+    text = page_text(response)
+    if status == "halted":
+        assert "Trading in “KV cache” is halted. Reason: Suspected manipulation" in text
+    else:
+        assert "“KV cache” is delisted and can no longer be traded. Reason: Too generic" in text
+    assert f"No trading while the term is {status}." in text
+    assert "/quote/" not in response.content.decode()
+
+
+def test_unknown_term_is_a_404_that_says_so(client, db):
+    response = client.get("/market/no-such-word/")
+    assert response.status_code == 404
+    assert "There is no term “no-such-word” on the market." in page_text(response)
+
+
+# Quote, confirm, trade --------------------------------------------------------------------------
+
+
+def test_quote_page_shows_the_price_and_a_confirm_form(trader_client, kv_cache):
+    response = get_quote(trader_client, side="buy", shares="5")
+    assert response.status_code == 200
+    expected = trading.quote(term=kv_cache, side="buy", shares=5)
+    text = page_text(response)
+    assert "Buy 5 shares of “KV cache”" in text
+    assert "Cost on the curve 5.10 credits" in text
+    assert "Fee 0.051 credits" in text
+    assert "You pay 5.151 credits" in text
+    assert "Average price 1.02 credits a share" in text
+    assert "Price after 1.05 credits" in text
+    assert "Confirm: buy 5 for 5.151 credits" in text
+    fields = hidden_fields(response)
+    assert fields["side"] == "buy" and fields["shares"] == "5"
+    assert fields["limit"] == str(expected.total) == "5151000"
+    assert uuid.UUID(hex=fields["key"]).version == 4
+    assert hidden_fields(get_quote(trader_client, side="buy", shares="5"))["key"] != fields["key"]
+    assert response["Cache-Control"] == "private, no-cache"
+
+
+def test_confirming_buys_and_comes_back_to_the_term_page(trader_client, trader, kv_cache):
+    fields = hidden_fields(get_quote(trader_client, side="buy", shares="5"))
+    response = confirm(trader_client, fields)
+    assert response.status_code == 302
+    assert response["Location"] == "/market/kv-cache/"
+    page = trader_client.get(response["Location"])
+    assert "Bought 5 shares of KV cache for 5.151 credits (fee 0.051)" in page_text(page)
+    trade = Trade.objects.get()
+    assert (trade.side, trade.shares, trade.key) == ("buy", 5, fields["key"])
+    assert trading.balance(trader) == GRANT - 5_151_000
+    assert trading.holding(trader, kv_cache) == 5
+
+
+def test_confirming_twice_trades_once(trader_client, trader, kv_cache):
+    fields = hidden_fields(get_quote(trader_client, side="buy", shares="5"))
+    first = confirm(trader_client, fields)
+    message = page_text(trader_client.get(first["Location"]))
+    balance = trading.balance(trader)
+    # A double click, or going back to the quote and confirming again: the same key.
+    again = confirm(trader_client, fields)
+    assert again.status_code == 302 and again["Location"] == first["Location"]
+    assert "Bought 5 shares of KV cache for 5.151 credits (fee 0.051)" in message
+    assert "Bought 5 shares of KV cache for 5.151 credits (fee 0.051)" in page_text(
+        trader_client.get(again["Location"])
+    )
+    assert Trade.objects.count() == 1
+    assert trading.balance(trader) == balance
+    # A new quote is a new order.
+    confirm(trader_client, hidden_fields(get_quote(trader_client, side="buy", shares="5")))
+    assert Trade.objects.count() == 2
+
+
+def test_selling_through_the_pages(trader_client, trader, kv_cache):
+    buy(trader, kv_cache, 10)
+    response = get_quote(trader_client, side="sell", shares="3")
+    text = page_text(response)
+    expected = trading.quote(term=kv_cache, side="sell", shares=3)
+    assert "Sell 3 shares of “KV cache”" in text
+    assert f"You receive {views.credits_text(expected.total)}" in text
+    fields = hidden_fields(response)
+    assert fields["limit"] == str(expected.total)
+    follow = trader_client.get(confirm(trader_client, fields)["Location"])
+    assert (
+        f"Sold 3 shares of KV cache for {views.credits_text(expected.total)} "
+        f"(fee {views.credits_text(expected.fee, unit=False)})" in page_text(follow)
+    )
+    assert trading.holding(trader, kv_cache) == 7
+
+
+def test_a_quote_can_be_asked_for_with_post_too(trader_client, kv_cache):
+    response = trader_client.post("/market/kv-cache/quote/", {"side": "buy", "shares": "2"})
+    assert response.status_code == 200
+    assert hidden_fields(response)["shares"] == "2"
+
+
+def test_a_budget_becomes_the_most_shares_it_pays_for(trader_client, kv_cache):
+    response = get_quote(trader_client, side="buy", budget="10")
+    shares = curve.shares_for_total(0, 10_000_000, p0=kv_cache.p0, k=kv_cache.k, basis_points=100)
+    assert shares == 9
+    assert hidden_fields(response)["shares"] == "9"
+    text = page_text(response)
+    assert "10.00 credits buys at most 9 shares now." in text
+    total = trading.quote(term=kv_cache, side="buy", shares=9).total
+    assert total <= 10_000_000 < trading.quote(term=kv_cache, side="buy", shares=10).total
+    assert f"You pay {views.credits_text(total)}" in text
+
+
+def test_a_huge_budget_is_capped_at_the_most_shares_a_trade_can_have(
+    trader_client, kv_cache, settings
+):
+    settings.MARKET_MAX_SHARES_PER_TRADE = 50
+    response = get_quote(trader_client, side="buy", budget="100000")
+    assert hidden_fields(response)["shares"] == "50"
+    assert "would buy more than 50 shares, the most a trade can have" in page_text(response)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"side": "buy", "shares": ""}, "Enter a number of shares, or a budget in credits"),
+        ({"side": "buy", "shares": "-3"}, "Enter a positive number of shares, at least 1."),
+        ({"side": "buy", "shares": "0"}, "Enter at least 1 share."),
+        ({"side": "buy", "shares": "1.5"}, "Shares are whole: enter 1 or 2, not 1.5."),
+        ({"side": "buy", "shares": "0.5"}, "Shares are whole: enter at least 1."),
+        ({"side": "buy", "shares": "99999999999999999999"}, "At most 10,000 shares a trade"),
+        ({"side": "buy", "shares": "abc"}, "“abc” is not a whole number. Enter digits only"),
+        ({"side": "buy", "shares": "１２"}, "“１２” is not a whole number."),
+        ({"side": "buy", "shares": "5e3"}, "“5e3” is not a whole number."),
+        ({"side": "hold", "shares": "5"}, "Choose buy or sell."),
+        ({"side": "buy", "budget": "0"}, "Enter a budget above zero credits."),
+        ({"side": "buy", "budget": "-5"}, "Enter a budget above zero credits."),
+        ({"side": "buy", "budget": "lots"}, "“lots” is not an amount of credits."),
+        ({"side": "buy", "budget": "0.0000001"}, "at most six decimal places"),
+        ({"side": "buy", "budget": "0.5"}, "0.50 credits does not buy one share of “KV cache”"),
+        ({"side": "sell", "budget": "5"}, "A budget is for buying; to sell, enter a number"),
+        ({"side": "buy", "shares": "2", "budget": "5"}, "either a number of shares or a budget"),
+    ],
+)
+def test_bad_quote_input_is_refused_in_plain_words(
+    trader_client, kv_cache, snapshot, params, message
+):
+    before = snapshot()
+    response = get_quote(trader_client, **params)
+    assert response.status_code in (400, 409)
+    assert message in page_text(response)
+    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"shares": ""}, "This confirmation is incomplete or was changed."),
+        ({"shares": "-1"}, "Enter a positive number of shares"),
+        ({"shares": "0"}, "Enter at least 1 share."),
+        ({"shares": "2.5"}, "Shares are whole: enter 2 or 3, not 2.5."),
+        ({"shares": "1000000000000"}, "At most 10,000 shares a trade"),
+        ({"shares": "five"}, "“five” is not a whole number."),
+        ({"side": "steal"}, "Choose buy or sell."),
+        ({"key": ""}, "This confirmation has no key, so a repeat could trade twice."),
+        ({"key": "<script>"}, "This confirmation is incomplete or was changed."),
+        ({"key": "k" * 101}, "This confirmation is incomplete or was changed."),
+        ({"limit": ""}, "This confirmation is incomplete or was changed."),
+        ({"limit": "-1"}, "This confirmation is incomplete or was changed."),
+        ({"limit": "lots"}, "This confirmation is incomplete or was changed."),
+    ],
+)
+def test_bad_confirmation_is_refused_and_trades_nothing(
+    trader_client, kv_cache, snapshot, overrides, message
+):
+    fields = hidden_fields(get_quote(trader_client, side="buy", shares="5"))
+    before = snapshot()
+    response = confirm(trader_client, fields, **overrides)
+    assert response.status_code == 400
+    text = page_text(response)
+    assert message in text and "Nothing was traded." in text
+    assert snapshot() == before
+
+
+def test_a_confirmation_missing_a_field_trades_nothing(trader_client, kv_cache, snapshot):
+    fields = hidden_fields(get_quote(trader_client, side="buy", shares="5"))
+    before = snapshot()
+    for name in fields:
+        partial = {k: v for k, v in fields.items() if k != name}
+        response = trader_client.post("/market/kv-cache/trade/", partial)
+        assert response.status_code == 400, name
+    assert snapshot() == before
+
+
+def test_an_unknown_term_cannot_be_quoted_or_traded(trader_client, kv_cache, snapshot):
+    fields = hidden_fields(get_quote(trader_client, side="buy", shares="5"))
+    before = snapshot()
+    assert get_quote(trader_client, slug="nope", side="buy", shares="5").status_code == 404
+    assert trader_client.get("/market/nope/quote.json?side=buy&shares=5").status_code == 404
+    response = confirm(trader_client, fields, slug="nope")
+    assert response.status_code == 404
+    assert "There is no term “nope” on the market." in page_text(response)
+    assert snapshot() == before
+
+
+def test_a_halted_term_cannot_be_quoted_or_traded(trader_client, kv_cache, snapshot):
+    fields = hidden_fields(get_quote(trader_client, side="buy", shares="5"))
+    Term.objects.filter(pk=kv_cache.pk).halt(reason="Under review")
+    before = snapshot()
+    response = get_quote(trader_client, side="buy", shares="5")
+    assert response.status_code == 409
+    assert "Trading in “KV cache” is halted (Under review)." in page_text(response)
+    response = confirm(trader_client, fields)
+    assert response.status_code == 409
+    text = page_text(response)
+    assert "Trading in “KV cache” is halted (Under review)." in text
+    assert "Nothing was traded." in text
+    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    assert snapshot() == before
+
+
+def test_trading_needs_a_login(client, kv_cache, snapshot):
+    response = get_quote(client, side="buy", shares="5")
+    assert response.status_code == 200
+    assert "Log in to trade" in page_text(response)
+    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    before = snapshot()
+    response = confirm(
+        client, {"side": "buy", "shares": "5", "limit": "9999999", "key": uuid.uuid4().hex}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/market/kv-cache/"
+    assert snapshot() == before
+
+
+def test_trading_without_the_csrf_token_is_forbidden(trader, password, kv_cache, snapshot):
+    browser = Client(enforce_csrf_checks=True)
+    browser.login(username=trader.username, password=password)
+    fields = hidden_fields(get_quote(browser, side="buy", shares="5"))
+    assert (
+        "csrfmiddlewaretoken"
+        in browser.get("/market/kv-cache/quote/?side=buy&shares=5").content.decode()
+    )
+    before = snapshot()
+    response = confirm(browser, fields)
+    assert response.status_code == 403
+    assert snapshot() == before
+
+
+def test_the_trade_url_only_takes_post(trader_client, kv_cache):
+    assert trader_client.get("/market/kv-cache/trade/").status_code == 405
+
+
+def test_trading_is_rate_limited_per_user(trader_client, settings, kv_cache, snapshot):
+    settings.RATELIMIT_TRADES_PER_WINDOW = 2
+    for _ in range(2):
+        fields = hidden_fields(get_quote(trader_client, side="buy", shares="1"))
+        assert confirm(trader_client, fields).status_code == 302
+    fields = hidden_fields(get_quote(trader_client, side="buy", shares="1"))
+    before = snapshot()
+    response = confirm(trader_client, fields)
+    assert response.status_code == 429
+    assert "You are trading too fast: at most 2 trades every 5 minutes." in page_text(response)
+    assert snapshot() == before
+    assert Trade.objects.count() == 2
+
+
+def test_a_price_move_before_confirming_trades_nothing_and_requotes(
+    trader_client, trader, rival, kv_cache, snapshot
+):
+    fields = hidden_fields(get_quote(trader_client, side="buy", shares="5"))
+    buy(rival, kv_cache, 10)  # someone else got there first
+    before = snapshot()
+    response = confirm(trader_client, fields)
+    assert response.status_code == 409
+    text = page_text(response)
+    assert "The price moved: 5 shares of “KV cache” now cost" in text
+    assert "Nothing was traded." in text
+    fresh = hidden_fields(response)
+    assert int(fresh["limit"]) == trading.quote(term=kv_cache, side="buy", shares=5).total
+    assert int(fresh["limit"]) > int(fields["limit"]) and fresh["key"] != fields["key"]
+    assert snapshot() == before
+
+
+def test_buying_more_than_you_can_afford_is_explained_before_and_refused_after(
+    trader_client, trader, kv_cache, snapshot
+):
+    response = get_quote(trader_client, side="buy", shares="10000")
+    text = page_text(response)
+    assert "but you have 1,000.00 credits. Buy fewer shares or set a budget." in text
+    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    total = trading.quote(term=kv_cache, side="buy", shares=10_000).total
+    before = snapshot()
+    response = confirm(
+        trader_client,
+        {"side": "buy", "shares": "10000", "limit": str(total), "key": uuid.uuid4().hex},
+    )
+    assert response.status_code == 409
+    assert "but you have 1,000 credits" in page_text(response)
+    assert snapshot() == before
+
+
+def test_selling_more_than_you_hold_is_explained_and_refused(
+    trader_client, trader, rival, kv_cache, snapshot
+):
+    buy(rival, kv_cache, 10)
+    buy(trader, kv_cache, 2)
+    response = get_quote(trader_client, side="sell", shares="5")
+    assert "You hold 2 shares of “KV cache”, so you cannot sell 5." in page_text(response)
+    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    before = snapshot()
+    response = confirm(
+        trader_client, {"side": "sell", "shares": "5", "limit": "0", "key": uuid.uuid4().hex}
+    )
+    assert response.status_code == 409
+    assert "You hold 2 shares of “KV cache” and cannot sell 5. Sell at most 2." in page_text(
+        response
+    )
+    assert snapshot() == before
+
+
+def test_live_quote_json(trader_client, kv_cache):
+    response = trader_client.get("/market/kv-cache/quote.json?side=buy&shares=5")
+    assert response.status_code == 200
+    assert response["Cache-Control"] == "no-store"
+    data = response.json()
+    assert data["ok"] is True
+    q = trading.quote(term=kv_cache, side="buy", shares=5)
+    assert (data["amount"], data["fee"], data["total"]) == (q.amount, q.fee, q.total)
+    assert (data["average_price"], data["price_after"]) == (q.average_price, q.price_after)
+    assert data["text"]["summary"] == "Buying 5 shares: you pay 5.151 credits"
+    assert data["text"]["fee"] == "0.051 credits"
+    assert data["problem"] == ""
+
+    by_budget = trader_client.get("/market/kv-cache/quote.json?side=buy&budget=10").json()
+    assert by_budget["shares"] == 9 and "buys at most 9 shares" in by_budget["note"]
+
+    bad = trader_client.get("/market/kv-cache/quote.json?side=buy&shares=1.5")
+    assert bad.status_code == 400
+    assert bad.json() == {"ok": False, "error": "Shares are whole: enter 1 or 2, not 1.5."}
+
+    Term.objects.filter(pk=kv_cache.pk).halt(reason="Paused")
+    halted = trader_client.get("/market/kv-cache/quote.json?side=buy&shares=1")
+    assert halted.status_code == 409
+    assert "halted (Paused)" in halted.json()["error"]
+
+
+def test_pages_carry_no_inline_script(trader_client, trader, kv_cache):
+    buy(trader, kv_cache, 1)
+    for url in ("/market/", "/market/kv-cache/", "/market/kv-cache/quote/?side=buy&shares=1",
+                "/portfolio/", "/leaderboard/", "/market/rules/"):  # fmt: skip
+        markup = trader_client.get(url).content.decode()
+        for tag in re.findall(r"<script\b[^>]*>", markup):
+            assert re.search(r'src="/static/js/quote\.js"', tag), (url, tag)
+    markup = trader_client.get("/market/kv-cache/").content.decode()
+    assert '<script src="/static/js/quote.js" defer></script>' in markup
+
+
+# Portfolio --------------------------------------------------------------------------------------
+
+
+def test_portfolio_needs_a_login(client, db):
+    response = client.get("/portfolio/")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/portfolio/"
+
+
+def test_a_new_user_lands_on_the_portfolio_with_the_starting_grant(client, db):
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "username": "newbie",
+            "email": "newbie@example.org",
+            "password1": "a long enough passphrase 42",
+            "password2": "a long enough passphrase 42",
+        },
+    )
+    assert response.status_code == 302 and response["Location"] == "/portfolio/"
+    text = page_text(client.get("/portfolio/"))
+    assert "Cash 1,000.00 credits" in text
+    assert "Starting grant 1,000.00 credits" in text
+    assert "No shares yet" in text and "You have 1,000.00 credits to spend." in text
+    assert "Starting grant +1,000.00 1,000.00" in text  # the history's first line
+
+
+def test_portfolio_figures_agree_with_the_ledger(
+    trader_client, trader, rival, kv_cache, raft, cs_dc
+):
+    kv_buy = buy(trader, kv_cache, 10)
+    buy(rival, kv_cache, 5)
+    sell(trader, kv_cache, 4)
+    raft_buy = buy(trader, raft, 3)
+    paper = announce(kv_cache, date=dt.date(2026, 10, 1), category=cs_dc)
+    trading.pay_dividend(
+        term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
+    )
+    response = trader_client.get("/portfolio/")
+    text = page_text(response)
+    money = views.credits_text
+
+    kv, rf = Term.objects.get(pk=kv_cache.pk), Term.objects.get(pk=raft.pk)
+    kv_value = stats.sell_back_value(supply=kv.supply, shares=6, p0=kv.p0, k=kv.k)
+    raft_value = stats.sell_back_value(supply=rf.supply, shares=3, p0=rf.p0, k=rf.k)
+    cash = trading.balance(trader)
+    assert cash == GRANT - kv_buy.total + (
+        Trade.objects.get(side="sell").total + 300_000 - raft_buy.total
+    )
+    assert f"Cash {money(cash)}" in text
+    assert f"Shares at sell-back value {money(kv_value + raft_value)}" in text
+    assert f"Net worth {money(cash + kv_value + raft_value)}" in text
+    assert f"Gain {money(cash + kv_value + raft_value - GRANT, signed=True)}" in text
+    assert "Dividends received 0.30 credits" in text
+
+    kv_basis = kv_buy.total * 6 // 10
+    assert row_cells(response, "KV cache") == [
+        "KV cache",
+        "6",
+        money(kv_value, unit=False),
+        money(kv_basis, unit=False),
+        money(kv_value - kv_basis, unit=False, signed=True),
+        "0.30",
+    ]
+    assert row_cells(response, "Raft")[:4] == [
+        "Raft",
+        "3",
+        money(raft_value, unit=False),
+        money(raft_buy.total, unit=False),
+    ]
+    assert "Dividend on KV cache (1 mentioning paper) +0.30" in text
+    assert "Sold 4 shares of KV cache" in text and "Bought 3 shares of Raft" in text
+    assert f"+0.30 {money(cash, unit=False)}" in text  # the newest running balance
+    assert "Rank #1 of 2" in text
+
+
+def test_portfolio_history_is_paginated(trader_client, trader, kv_cache, monkeypatch):
+    monkeypatch.setattr(views, "ROWS_PER_PAGE", 2)
+    for _ in range(3):
+        buy(trader, kv_cache, 1)
+    first = page_text(trader_client.get("/portfolio/"))
+    assert "Page 1 of 2" in first and "Starting grant +" not in first
+    second = page_text(trader_client.get("/portfolio/?page=2"))
+    assert "Starting grant +1,000.00 1,000.00" in second
+
+
+def test_portfolio_costs_a_fixed_number_of_queries(trader_client, trader, cs_dc):
+    def measure() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert trader_client.get("/portfolio/").status_code == 200
+        return len(queries)
+
+    first = Term.objects.create(phrase="word 0")
+    buy(trader, first, 1)
+    few = measure()
+    for n in range(1, 8):
+        term = Term.objects.create(phrase=f"word {n}")
+        buy(trader, term, 2)
+        paper = announce(term, date=dt.date(2026, 10, 1), category=cs_dc)
+        trading.pay_dividend(
+            term=term, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
+        )
+    assert measure() == few <= 14
+
+
+# Leaderboard ------------------------------------------------------------------------------------
+
+
+def test_leaderboard_ranks_by_net_worth_minus_grants(client, trader, rival, kv_cache):
+    buy(trader, kv_cache, 20)
+    buy(rival, kv_cache, 20)
+    response = client.get("/leaderboard/")
+    expected = {a.user.username: a for a in stats.leaderboard()}
+    tobias = stats.portfolio(user=trader)
+    assert expected["tobias"].score == tobias.gain
+    assert row_cells(response, "1") == [
+        "1",
+        "tobias",
+        views.credits_text(tobias.cash, unit=False),
+        views.credits_text(tobias.holdings_value, unit=False),
+        views.credits_text(tobias.net_worth, unit=False),
+        views.credits_text(tobias.gain, unit=False, signed=True),
+    ]
+    assert row_cells(response, "2")[1] == "rhea"
+    assert "2 traders, best first." in page_text(response)
+
+
+def test_leaderboard_shows_your_rank_even_off_the_first_page(
+    client, password, django_user_model, kv_cache, monkeypatch
+):
+    monkeypatch.setattr(views, "ROWS_PER_PAGE", 2)
+    users = [django_user_model.objects.create_user(f"t{n}", password=password) for n in range(4)]
+    for user in users:
+        buy(user, kv_cache, 10)  # each later buyer pays more: earlier is better
+    client.login(username="t3", password=password)
+    response = client.get("/leaderboard/")
+    text = page_text(response)
+    assert "You are #4 of 4, with a gain of" in text
+    assert "t3" not in [row_cells(response, str(rank))[1] for rank in (1, 2)]
+    on_page_2 = client.get("/leaderboard/?page=2").content.decode()
+    assert re.search(r'<tr class="is-you" aria-current="true">\s*<td class="num">4</td>', on_page_2)
+
+
+def test_leaderboard_for_someone_who_has_not_traded(client, reader, password, db):
+    assert "No traders yet" in page_text(client.get("/leaderboard/"))
+    client.login(username=reader.username, password=password)
+    assert "You are not ranked yet" in page_text(client.get("/leaderboard/"))
+
+
+def test_leaderboard_costs_a_fixed_number_of_queries(client, django_user_model, kv_cache):
+    buy(django_user_model.objects.create_user("one"), kv_cache, 1)
+    few = count_queries(client, "/leaderboard/")
+    for n in range(20):
+        buy(django_user_model.objects.create_user(f"more{n}"), kv_cache, 1)
+    assert count_queries(client, "/leaderboard/") == few <= 2
+
+
+# Rules --------------------------------------------------------------------------------------------
+
+
+def test_rules_page_explains_the_market_with_the_real_numbers(client, db):
+    text = page_text(client.get("/market/rules/"))
+    assert "Every new account starts with 1,000.00 credits." in text
+    assert "The first share costs 1.00 credit" in text and "0.01 credits dearer" in text
+    cost = curve.cost(0, 10, p0=DEFAULT_P0, k=DEFAULT_K)
+    fee = curve.fee(cost, basis_points=100)
+    assert cost == 10_450_000 and fee == 104_500
+    assert "Buying 10 shares costs 10.45 credits" in text
+    assert "The fee is 0.1045 credits, so you pay 10.5545 credits." in text
+    assert "a fee of 1% of the amount" in text
+    assert "pays 0.05 credits for each share" in text
+    # The counting rules are the matcher's own, from market.highlighting.
+    assert "How mentions are counted" in text
+    for rule in ("Case does not matter.", "Whole words only.", "Plurals count.", "Aliases"):
+        assert rule in text
+    assert "compiled matcher" not in text
+    assert "**" not in text and "$" not in text
+
+
+def test_rules_page_follows_the_settings(client, settings, db):
+    settings.MARKET_FEE_BASIS_POINTS = 250
+    settings.MARKET_DIVIDEND_PER_MENTION = 120_000
+    settings.MARKET_STARTING_GRANT = 500_000_000
+    text = page_text(client.get("/market/rules/"))
+    assert "a fee of 2.5% of the amount" in text
+    assert "pays 0.12 credits for each share" in text
+    assert "Every new account starts with 500.00 credits." in text
+
+
+def test_counting_rules_come_from_the_matcher_docstring():
+    rules = views.counting_rules()
+    assert rules.startswith("A paper mentions a term")
+    assert "**Whole words only.**" in rules
+    assert rules in highlighting.__doc__
