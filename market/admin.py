@@ -1,0 +1,345 @@
+"""The market in the Django admin: curate terms, adjust balances, audit trades and the ledger.
+
+Nothing here changes cash, holdings, supply or reserve itself: balance adjustments go through
+``market.trading.adjust_balance``; trades, entries and dividends are read-only.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+
+from . import trading
+from .models import (
+    Account,
+    DividendEvent,
+    Entry,
+    Holding,
+    LedgerTransaction,
+    Mention,
+    Term,
+    Trade,
+)
+from .units import format_credits, parse_credits
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """History is written by the market only; staff can look, not touch."""
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+def credits_column(field: str, description: str, *, ordering: str | None = None):
+    @admin.display(description=description, ordering=ordering)
+    def column(modeladmin, obj) -> str:
+        return format_credits(getattr(obj, field), unit=False)
+
+    return column
+
+
+def intermediate_page(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet,
+    *,
+    form: forms.Form,
+    title: str,
+    intro: str,
+    action: str,
+    submit: str,
+) -> TemplateResponse:
+    """The confirmation page an action shows before it applies, carrying the selection."""
+    return TemplateResponse(
+        request,
+        "admin/market/action_form.html",
+        {
+            **modeladmin.admin_site.each_context(request),
+            "title": title,
+            "intro": intro,
+            "form": form,
+            "objects": list(queryset),
+            "action": action,
+            "submit": submit,
+            "selected": request.POST.getlist(ACTION_CHECKBOX_NAME),
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            "opts": modeladmin.model._meta,
+            "media": modeladmin.media + form.media,
+        },
+    )
+
+
+# Terms ------------------------------------------------------------------------------------
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text="Shown to traders who try to trade the term.",
+    )
+
+
+@admin.register(Term)
+class TermAdmin(admin.ModelAdmin):
+    list_display = [
+        "phrase",
+        "status",
+        "supply",
+        "price_column",
+        "reserve_column",
+        "version",
+        "updated_at",
+    ]
+    list_filter = ["status"]
+    search_fields = ["phrase", "slug", "aliases"]
+    readonly_fields = [
+        "slug",
+        "supply",
+        "reserve_column",
+        "price_column",
+        "version",
+        "created_at",
+        "updated_at",
+    ]
+    fields = [
+        "phrase",
+        "slug",
+        "aliases",
+        "description",
+        "status",
+        "status_reason",
+        "p0",
+        "k",
+        "price_column",
+        "supply",
+        "reserve_column",
+        "version",
+        "created_at",
+        "updated_at",
+    ]
+    actions = ["halt", "delist", "relist"]
+
+    # The price is p0 + k·supply; ordering by supply is the useful approximation in lists.
+    price_column = credits_column("price", "price (credits)", ordering="supply")
+    reserve_column = credits_column("reserve", "reserve (credits)", ordering="reserve")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Term | None = None) -> list[str]:
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.supply:
+            # The curve must keep pricing the shares already out against the reserve.
+            fields += ["p0", "k"]
+        return fields
+
+    def _set_status(
+        self, request, queryset, *, name: str, verb: str, apply
+    ) -> TemplateResponse | None:
+        form = ReasonForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            count = apply(queryset, form.cleaned_data["reason"])
+            self.message_user(request, f"{verb.capitalize()} {count} term(s).", messages.SUCCESS)
+            return None
+        return intermediate_page(
+            self,
+            request,
+            queryset,
+            form=form,
+            title=f"{verb.capitalize()} terms",
+            intro=f"These terms will be {verb}:",
+            action=name,
+            submit=verb.capitalize(),
+        )
+
+    @admin.action(description="Halt trading in the selected terms…")
+    def halt(self, request: HttpRequest, queryset: QuerySet[Term]):
+        return self._set_status(
+            request,
+            queryset,
+            name="halt",
+            verb="halted",
+            apply=lambda qs, reason: qs.halt(reason=reason),
+        )
+
+    @admin.action(description="Delist the selected terms…")
+    def delist(self, request: HttpRequest, queryset: QuerySet[Term]):
+        return self._set_status(
+            request,
+            queryset,
+            name="delist",
+            verb="delisted",
+            apply=lambda qs, reason: qs.delist(reason=reason),
+        )
+
+    @admin.action(description="Relist the selected terms (trading resumes)")
+    def relist(self, request: HttpRequest, queryset: QuerySet[Term]) -> None:
+        count = queryset.relist()
+        self.message_user(request, f"Relisted {count} term(s).", messages.SUCCESS)
+
+
+# Accounts ---------------------------------------------------------------------------------
+
+
+class AdjustBalanceForm(forms.Form):
+    amount = forms.CharField(
+        label="Amount (credits)",
+        help_text="Positive adds to each selected balance, negative removes; up to six decimals.",
+    )
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text="Recorded in the ledger with your name.",
+    )
+
+    def clean_amount(self) -> int:
+        try:
+            amount = parse_credits(self.cleaned_data["amount"])
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        if amount == 0:
+            raise forms.ValidationError("Enter a non-zero amount.")
+        return amount
+
+
+class HoldingInline(ReadOnlyInline):
+    model = Holding
+    fields = ["term", "shares"]
+
+
+@admin.register(Account)
+class AccountAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "kind", "user", "cash_column", "shard", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["user__username", "user__email"]
+    list_select_related = ["user"]
+    fields = ["kind", "user", "cash_column", "shard", "created_at"]
+    readonly_fields = fields
+    inlines = [HoldingInline]
+    actions = ["adjust_balance"]
+
+    cash_column = credits_column("cash", "cash (credits)", ordering="cash")
+
+    def has_adjust_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("market.change_account")
+
+    @admin.action(
+        description="Adjust balance of the selected user accounts…", permissions=["adjust"]
+    )
+    def adjust_balance(self, request: HttpRequest, queryset: QuerySet[Account]):
+        queryset = queryset.select_related("user")
+        form = AdjustBalanceForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            amount, reason = form.cleaned_data["amount"], form.cleaned_data["reason"]
+            for account in queryset:
+                try:
+                    trading.adjust_balance(
+                        account=account, amount=amount, reason=reason, by=request.user
+                    )
+                except trading.TradeError as exc:
+                    self.message_user(request, f"{account}: {exc}", messages.ERROR)
+                else:
+                    self.message_user(
+                        request,
+                        f"{account}: adjusted by {format_credits(amount)}.",
+                        messages.SUCCESS,
+                    )
+            return None
+        return intermediate_page(
+            self,
+            request,
+            queryset,
+            form=form,
+            title="Adjust balances",
+            intro="Each of these accounts will be adjusted by the amount, from or to the "
+            "issuance account:",
+            action="adjust_balance",
+            submit="Adjust",
+        )
+
+
+# History ----------------------------------------------------------------------------------
+
+
+@admin.register(Trade)
+class TradeAdmin(ReadOnlyAdmin):
+    list_display = [
+        "id",
+        "created_at",
+        "account",
+        "term",
+        "side",
+        "shares",
+        "amount",
+        "fee",
+        "supply_before",
+        "supply_after",
+        "price_after",
+        "term_version",
+    ]
+    list_filter = ["side", "term"]
+    search_fields = ["key", "account__user__username", "term__phrase"]
+    list_select_related = ["account__user", "term"]
+    date_hierarchy = "created_at"
+
+
+class EntryInline(ReadOnlyInline):
+    model = Entry
+    fields = ["account", "term", "asset", "amount"]
+
+
+@admin.register(LedgerTransaction)
+class LedgerTransactionAdmin(ReadOnlyAdmin):
+    list_display = ["id", "kind", "memo", "created_by", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["memo"]
+    list_select_related = ["created_by"]
+    inlines = [EntryInline]
+    date_hierarchy = "created_at"
+
+
+@admin.register(Entry)
+class EntryAdmin(ReadOnlyAdmin):
+    list_display = ["id", "transaction", "account", "term", "asset", "amount"]
+    list_filter = ["asset"]
+    list_select_related = ["account__user", "term", "transaction"]
+
+
+@admin.register(Holding)
+class HoldingAdmin(ReadOnlyAdmin):
+    list_display = ["account", "term", "shares"]
+    list_select_related = ["account__user", "term"]
+    search_fields = ["account__user__username", "term__phrase"]
+
+
+@admin.register(Mention)
+class MentionAdmin(ReadOnlyAdmin):
+    list_display = ["term", "paper", "date"]
+    list_filter = ["date"]
+    search_fields = ["term__phrase", "paper__arxiv_id"]
+    list_select_related = ["term", "paper"]
+
+
+@admin.register(DividendEvent)
+class DividendEventAdmin(ReadOnlyAdmin):
+    list_display = ["term", "paper", "date", "per_share", "shares", "transaction"]
+    list_filter = ["date"]
+    search_fields = ["term__phrase", "paper__arxiv_id"]
+    list_select_related = ["term", "paper"]
