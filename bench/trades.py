@@ -33,9 +33,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--terms", type=int, default=20)
     parser.add_argument("--max-shares", type=int, default=10, help="largest trade, in shares")
-    parser.add_argument(
-        "--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
-    )
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
     parser.add_argument("--pgbench-db", default="peerrevenue_pgbench")
     parser.add_argument("--pgbench-clients", type=int, default=8)
     parser.add_argument("--pgbench-jobs", type=int, default=2)
@@ -108,14 +106,20 @@ def run_trades(args: argparse.Namespace) -> dict:
                     if held[term.pk] and rng.random() < 0.5:
                         shares = rng.randint(1, min(held[term.pk], args.max_shares))
                         trading.sell(
-                            user=user, term=term, shares=shares, min_proceeds=None,
+                            user=user,
+                            term=term,
+                            shares=shares,
+                            min_proceeds=None,
                             key=uuid.uuid4().hex,
                         )
                         held[term.pk] -= shares
                     else:
                         shares = rng.randint(1, args.max_shares)
                         trading.buy(
-                            user=user, term=term, shares=shares, max_cost=None,
+                            user=user,
+                            term=term,
+                            shares=shares,
+                            max_cost=None,
                             key=uuid.uuid4().hex,
                         )
                         held[term.pk] += shares
@@ -161,15 +165,26 @@ def run_pgbench(args: argparse.Namespace) -> float:
         env["PGPASSWORD"] = server.password
     subprocess.run(
         ["pgbench", "-i", "-q", "-s", str(args.pgbench_scale), args.pgbench_db],
-        env=env, check=True, capture_output=True,
+        env=env,
+        check=True,
+        capture_output=True,
     )
     seconds = args.pgbench_seconds if args.pgbench_seconds is not None else args.seconds
     result = subprocess.run(
         [
-            "pgbench", "-c", str(args.pgbench_clients), "-j", str(args.pgbench_jobs),
-            "-T", str(max(1, round(seconds))), args.pgbench_db,
+            "pgbench",
+            "-c",
+            str(args.pgbench_clients),
+            "-j",
+            str(args.pgbench_jobs),
+            "-T",
+            str(max(1, round(seconds))),
+            args.pgbench_db,
         ],
-        env=env, check=True, capture_output=True, text=True,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     found = re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout)
     if not found:
@@ -191,8 +206,10 @@ def main() -> int:
     if args.skip_pgbench:
         return 0 if trades["ledger_ok"] else 1
     tps = run_pgbench(args)
-    print(f"pgbench tpcb-like: {args.pgbench_clients} clients, {args.pgbench_jobs} jobs, scale "
-          f"{args.pgbench_scale}")
+    print(
+        f"pgbench tpcb-like: {args.pgbench_clients} clients, {args.pgbench_jobs} jobs, scale "
+        f"{args.pgbench_scale}"
+    )
     print(f"  tps           {tps:.0f}")
     ratio = trades["trades_per_second"] / tps
     print(f"ratio trades/s ÷ pgbench tps = {ratio:.2f} (goal ≥ 0.25)")

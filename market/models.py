@@ -98,12 +98,10 @@ class Term(models.Model):
                 raise ValueError("A new term starts with no shares; trade through market.trading.")
             super().save(*args, **kwargs)
         else:
-            if kwargs.get("update_fields") is None:
-                kwargs["update_fields"] = [
-                    f.name
-                    for f in self._meta.concrete_fields
-                    if not f.primary_key and f.name not in self.MARKET_STATE_FIELDS
-                ]
+            names = kwargs.get("update_fields")
+            if names is None:
+                names = [f.name for f in self._meta.concrete_fields if not f.primary_key]
+            kwargs["update_fields"] = [n for n in names if n not in self.MARKET_STATE_FIELDS]
             with transaction.atomic():
                 # Lock first: a buy between our check and our write would price shares on a
                 # curve that no longer matches the reserve.

@@ -6,8 +6,9 @@ import random
 import threading
 from collections import defaultdict
 
+import psycopg.errors
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
 
 from market import trading
 from market.ledger import check_ledger
@@ -70,6 +71,12 @@ def test_random_concurrent_trading_keeps_the_books_exact(django_user_model):
                     bad = rng.choice([0, -3, 10_001, 2.5])
                     trading.sell(user=user, term=term, shares=bad, min_proceeds=None, key=key)
                     raise AssertionError("a bad quantity was accepted")
+                elif roll < 0.35:  # a buy limited to its quote: slips if the price moves
+                    shares = rng.randint(1, 30)
+                    limit = trading.quote(term=term, side="buy", shares=shares).total
+                    trade = trading.buy(
+                        user=user, term=term, shares=shares, max_cost=limit, key=key
+                    )
                 elif roll < 0.60:
                     trade = trading.buy(
                         user=user, term=term, shares=rng.randint(1, 30), max_cost=None, key=key
@@ -101,6 +108,43 @@ def test_random_concurrent_trading_keeps_the_books_exact(django_user_model):
             assert trading.holding(user, term) == sum(
                 t.shares_change for t in trades if t.term_id == term.pk
             )
+
+
+def test_deadlocks_and_serialization_failures_are_retried_then_given_up(monkeypatch):
+    monkeypatch.setattr(trading, "BACKOFF_BASE_SECONDS", 0.0001)
+    failures = [psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure]
+    calls = []
+
+    def flaky() -> str:
+        calls.append(1)
+        if failures:
+            try:
+                raise failures.pop()("simulated")
+            except psycopg.Error as exc:
+                raise OperationalError(str(exc)) from exc
+        return "done"
+
+    before = trading.retry_count()
+    assert trading._atomic_with_retries(flaky) == "done"
+    assert len(calls) == 3 and trading.retry_count() == before + 2
+
+    def always_deadlocks():
+        try:
+            raise psycopg.errors.DeadlockDetected("simulated")
+        except psycopg.Error as exc:
+            raise OperationalError(str(exc)) from exc
+
+    with pytest.raises(OperationalError):
+        trading._atomic_with_retries(always_deadlocks)
+
+    def other_error():
+        calls.append(1)
+        raise OperationalError("connection lost")
+
+    calls.clear()
+    with pytest.raises(OperationalError, match="connection lost"):
+        trading._atomic_with_retries(other_error)
+    assert len(calls) == 1  # only serialization failures and deadlocks are retried
 
 
 def test_ten_concurrent_submissions_of_one_key_make_one_trade(django_user_model):
