@@ -16,8 +16,9 @@ the term's aliases, under these rules:
 5. **Aliases** listed on a term count exactly like its phrase.
 6. **The longest match wins.** Where two terms overlap ("key-value store" and "value store"),
    only the longer one counts; of two equally long matches, the earlier one does.
-7. **A paper counts once per term**, however many times it mentions the term, and only in the
-   day it is first announced (new submissions and cross-lists, not replacements).
+7. **A paper counts once per term**, however many times it mentions the term and in however
+   many categories it appears. It counts when it is announced as a new submission or a
+   cross-list, not when a new version replaces it; hidden papers do not count.
 
 Only listed terms are matched: halted and delisted terms neither pay nor highlight.
 

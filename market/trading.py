@@ -338,7 +338,9 @@ def quote(*, term: Term, side: str, shares: int) -> Quote:
     _check_quantity(shares)
     if side not in Trade.Side.values:
         raise InvalidRequest(f"Choose buy or sell (got {side!r}).")
-    current = Term.objects.get(pk=term.pk)
+    current = Term.objects.filter(pk=term.pk).first()
+    if current is None:
+        raise TermNotTradable("That term does not exist (any more); pick one from the market.")
     _refuse_untradable(current)
     if side == Trade.Side.SELL and shares > current.supply:
         raise InsufficientShares(
