@@ -267,7 +267,10 @@ def _render_quote(
 @require_http_methods(["GET", "HEAD", "POST"])
 def quote(request: HttpRequest, slug: str) -> HttpResponse:
     term = _get_term(slug)
-    form = QuoteForm(request.POST if request.method == "POST" else request.GET)
+    # No parameters at all (a bookmarked or typed URL): an empty order form, not errors.
+    form = QuoteForm((request.POST if request.method == "POST" else request.GET) or None)
+    if not form.is_bound:
+        return _render_quote(request, term, form=form)
     if not form.is_valid():
         return _render_quote(request, term, form=form, status=400)
     try:

@@ -381,6 +381,14 @@ def test_a_quote_can_be_asked_for_with_post_too(trader_client, kv_cache):
     assert hidden_fields(response)["shares"] == "2"
 
 
+def test_the_quote_url_without_an_order_shows_the_order_form(trader_client, kv_cache):
+    response = trader_client.get("/market/kv-cache/quote/")
+    assert response.status_code == 200
+    text = page_text(response)
+    assert "Trade “KV cache”" in text and "Get a quote" in text
+    assert "Choose buy or sell" not in text
+
+
 def test_a_budget_becomes_the_most_shares_it_pays_for(trader_client, kv_cache):
     response = get_quote(trader_client, side="buy", budget="10")
     shares = curve.shares_for_total(0, 10_000_000, p0=kv_cache.p0, k=kv_cache.k, basis_points=100)
