@@ -159,6 +159,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "papers.tasks.ingest_enabled_categories",
         "schedule": crontab(minute=30, hour="21,23", day_of_week="sun,mon,tue,wed,thu"),
     },
+    # Every hour: prove the books balance; a violation is logged as an error.
+    "check-ledger": {"task": "market.tasks.check_ledger", "schedule": crontab(minute=17)},
 }
 
 # arXiv endpoints; tests point these at a local server.
