@@ -75,7 +75,8 @@ def _price_at_sql(when: dt.datetime, *, term_ref: str = "pk"):
     """SQL for a term's price at ``when`` (see the module docstring)."""
     supply_then = Subquery(
         Trade.objects.filter(term=OuterRef(term_ref), created_at__lte=when)
-        .order_by("-term_version")
+        # Newest first along the (term, created_at) index: one index probe per term.
+        .order_by("-created_at", "-term_version")
         .values("supply_after")[:1],
         output_field=_BIG,
     )
