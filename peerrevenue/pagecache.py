@@ -1,18 +1,26 @@
-"""Whole-page caching for anonymous readers, invalidated by a generation number.
+"""Whole-page caching for anonymous readers, invalidated by a generation token.
 
 Anonymous readers of the same URL see the same bytes, so their pages can be served from the
 cache (Redis when configured, shared by every web worker). Signed-in readers always get a fresh
 render: their pages carry a CSRF token, their name and their watch state.
 
+Two layers: the shared cache holds every rendered page for all workers, and each process keeps
+its most recent pages in memory too. ``PageCacheMiddleware`` answers from that memory before
+sessions, authentication and CSRF run, so a hot page costs little more than a static file.
+
 Anything that changes what a page shows (an ingest, a hidden paper, a watch, a term listed or
-edited) calls ``invalidate_pages()``, which bumps the generation so that every cached page is
-missed from then on; the old entries simply expire. Prices shown on hover may lag trades by at
-most ``PAGE_CACHE_SECONDS``.
+edited) calls ``invalidate_pages()``, which replaces the generation so that every cached page
+is missed from then on (in other processes within ``GENERATION_RECHECK_SECONDS``); the old
+entries simply expire. Prices shown on hover may lag trades by at most ``PAGE_CACHE_SECONDS``.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
+import time
+import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 
 from django.conf import settings
@@ -21,30 +29,91 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 
 GENERATION_KEY = "pages:generation"
+LOCAL_PAGES = 256  # per process; a category page is ~150 kB, so at most ~40 MB
 
 
-def pages_generation() -> int:
+class _LocalPages:
+    """A small LRU of (generation, expiry, content, content type) by URL, for this process."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.pages: OrderedDict[str, tuple[str, float, bytes, str]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, path: str, generation: str) -> tuple[bytes, str] | None:
+        with self.lock:
+            entry = self.pages.get(path)
+            if entry is None or entry[0] != generation or entry[1] < time.monotonic():
+                return None
+            self.pages.move_to_end(path)
+            return entry[2], entry[3]
+
+    def put(self, path: str, generation: str, content: bytes, content_type: str) -> None:
+        expires = time.monotonic() + settings.PAGE_CACHE_SECONDS
+        with self.lock:
+            self.pages[path] = (generation, expires, content, content_type)
+            self.pages.move_to_end(path)
+            while len(self.pages) > self.size:
+                self.pages.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.pages.clear()
+
+
+local_pages = _LocalPages(LOCAL_PAGES)
+
+
+# Each process re-reads the generation at most this often. Another process's invalidation
+# (an ingest in the Celery worker, an edit in another web worker) shows within this delay;
+# the process that invalidates sees it at once.
+GENERATION_RECHECK_SECONDS = 1.0
+_generation_seen: tuple[str, float] | None = None
+
+
+def pages_generation() -> str:
+    """A random token, replaced on every invalidation (and if the cache ever loses it, so a
+    restarted or flushed Redis can never make old pages current again)."""
+    global _generation_seen
+    seen = _generation_seen
+    now = time.monotonic()
+    if seen is not None and now - seen[1] < GENERATION_RECHECK_SECONDS:
+        return seen[0]
     generation = cache.get(GENERATION_KEY)
     if generation is None:
         # add() so that two workers starting at once agree on the first generation.
-        cache.add(GENERATION_KEY, 1, timeout=None)
-        generation = cache.get(GENERATION_KEY, 1)
+        cache.add(GENERATION_KEY, uuid.uuid4().hex, timeout=None)
+        generation = cache.get(GENERATION_KEY, "unknown")
+    _generation_seen = (generation, now)
     return generation
 
 
+def forget_generation() -> None:
+    """Make the next request re-read the generation (tests clear the cache between cases)."""
+    global _generation_seen
+    _generation_seen = None
+
+
 def invalidate_pages() -> None:
-    """Bump the generation once the current transaction commits (now, outside one).
+    """Replace the generation once the current transaction commits (now, outside one).
 
     After commit, so that no reader can cache a page rendered from the old rows in between.
     """
 
     def bump() -> None:
-        try:
-            cache.incr(GENERATION_KEY)
-        except ValueError:
-            cache.add(GENERATION_KEY, 2, timeout=None)
+        global _generation_seen
+        generation = uuid.uuid4().hex
+        cache.set(GENERATION_KEY, generation, timeout=None)
+        _generation_seen = (generation, time.monotonic())
 
     transaction.on_commit(bump)
+
+
+def _cached_response(content: bytes, content_type: str) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    # Signed-in readers see another page at the same URL: no shared HTTP cache may mix them.
+    response["Vary"] = "Cookie"
+    return response
 
 
 def is_cacheable_request(request: HttpRequest) -> bool:
@@ -60,18 +129,36 @@ def cache_page_for_anonymous(view: Callable[..., HttpResponse]) -> Callable[...,
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not is_cacheable_request(request):
             return view(request, *args, **kwargs)
-        key = f"pages:{pages_generation()}:{request.get_full_path()}"
+        path = request.get_full_path()
+        generation = pages_generation()
+        key = f"pages:{generation}:{path}"
         cached = cache.get(key)
         if cached is not None:
-            content, content_type = cached
-            return HttpResponse(content, content_type=content_type)
+            local_pages.put(path, generation, *cached)
+            return _cached_response(*cached)
         response = view(request, *args, **kwargs)
         if response.status_code == 200 and not response.cookies and not response.streaming:
-            cache.set(
-                key,
-                (response.content, response["Content-Type"]),
-                timeout=settings.PAGE_CACHE_SECONDS,
-            )
+            page = (response.content, response["Content-Type"])
+            cache.set(key, page, timeout=settings.PAGE_CACHE_SECONDS)
+            local_pages.put(path, generation, *page)
         return response
 
     return wrapper
+
+
+class PageCacheMiddleware:
+    """Answer anonymous requests for pages this process rendered or fetched recently.
+
+    Only paths that a ``cache_page_for_anonymous`` view stored are ever in memory, and only
+    for the current generation, so this cannot serve anything the view would not.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if is_cacheable_request(request) and local_pages.pages:
+            page = local_pages.get(request.get_full_path(), pages_generation())
+            if page is not None:
+                return _cached_response(*page)
+        return self.get_response(request)

@@ -71,9 +71,15 @@ def isolated_cache():
     """Each test starts with an empty cache (rate limits, cached pages, the term matcher)."""
     from django.core.cache import cache
 
+    from peerrevenue.pagecache import forget_generation, local_pages
+
     cache.clear()
+    local_pages.clear()
+    forget_generation()
     yield
     cache.clear()
+    local_pages.clear()
+    forget_generation()
 
 
 @pytest.fixture(autouse=True)

@@ -76,3 +76,27 @@ def test_watching_updates_the_count_for_everyone(client, cs_dc, reader):
     watcher.force_login(reader)
     watcher.post("/list/cs.DC/watch/")
     assert "1 watcher" in client.get("/list/cs.DC/").content.decode()
+
+
+def test_cached_pages_keep_the_security_headers_and_vary_on_cookie(client, cs_dc):
+    client.get("/list/cs.DC/")
+    hit = client.get("/list/cs.DC/")
+    assert "script-src 'self'" in hit["Content-Security-Policy"]
+    assert hit["X-Frame-Options"] == "DENY"
+    assert "Cookie" in hit["Vary"]
+
+
+def test_another_process_sees_an_invalidation_within_the_recheck_delay(client, cs_dc,
+                                                                       monkeypatch):
+    from django.core.cache import cache
+
+    from peerrevenue import pagecache
+
+    list_paper(make_paper(title="Before"), category=cs_dc, date=FRIDAY)
+    client.get("/list/cs.DC/")
+    # Another process (the Celery worker, say) replaces the generation behind our back.
+    cache.set(pagecache.GENERATION_KEY, "changed elsewhere", timeout=None)
+    now = pagecache.time.monotonic()
+    monkeypatch.setattr(pagecache.time, "monotonic",
+                        lambda: now + pagecache.GENERATION_RECHECK_SECONDS + 0.1)
+    assert pagecache.pages_generation() == "changed elsewhere"
