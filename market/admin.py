@@ -9,11 +9,16 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import path
 
 from . import trading
+from .candidates import candidate_terms
 from .models import (
     Account,
     DividendEvent,
@@ -139,6 +144,43 @@ class TermAdmin(admin.ModelAdmin):
         "updated_at",
     ]
     actions = ["halt", "delist", "relist"]
+    change_list_template = "admin/market/term/change_list.html"
+
+    def get_urls(self):
+        return [
+            path(
+                "candidates/",
+                self.admin_site.admin_view(self.candidates_view),
+                name="market_term_candidates",
+            ),
+            *super().get_urls(),
+        ]
+
+    def candidates_view(self, request: HttpRequest) -> HttpResponse:
+        """Frequent unlisted phrases of the last week, and a button to list the chosen ones."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        if request.method == "POST":
+            chosen = {p.strip() for p in request.POST.getlist("phrase") if p.strip()}
+            offered = {candidate.phrase for candidate in candidate_terms(limit=200)}
+            to_list = sorted(chosen & offered)
+            if not to_list:
+                self.message_user(request, "Choose at least one phrase to list.", messages.ERROR)
+                return redirect("admin:market_term_candidates")
+            with transaction.atomic():
+                for phrase in to_list:
+                    Term.objects.create(phrase=phrase)
+            self.message_user(
+                request, f"Listed {len(to_list)} term(s): {', '.join(to_list)}.", messages.SUCCESS
+            )
+            return redirect("admin:market_term_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Candidate terms",
+            "opts": self.model._meta,
+            "candidates": candidate_terms(),
+        }
+        return TemplateResponse(request, "admin/market/term/candidates.html", context)
 
     # The price is p0 + k·supply; ordering by supply is the useful approximation in lists.
     price_column = credits_column("price", "price (credits)", ordering="supply")
