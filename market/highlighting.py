@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import transaction
 
+from peerrevenue.pagecache import invalidate_pages
+
 CACHE_KEY = "market:terms:version"
 
 # Between two words of a phrase: a run of spaces (TeX's ~ is a space too), or one hyphen with
@@ -46,6 +48,7 @@ _SEPARATOR = rf"(?:[\s~]*[{_HYPHENS}][\s~]*|[\s~]+)"
 _SPLIT_PHRASE = re.compile(rf"[\s~{_HYPHENS}]+")
 _WORD = re.compile(r"\w+")
 _CONSONANT_Y = re.compile(r"[^\W\daeiou_]y$", re.IGNORECASE)
+_WORD_CACHE_SIZE = 100_000  # distinct words remembered per matcher (a few MB at most)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +120,11 @@ class Matcher:
                 seen.add(compiled[1].pattern)
                 key, pattern, offset = compiled
                 self._by_key.setdefault(key, []).append((pattern, offset, ref))
+        # Text word (as written) → the patterns that may start at it. Abstracts reuse a small
+        # vocabulary, so this turns the per-word work (lowercasing, trying the singulars, up to
+        # four index look-ups) into one dict look-up. Bounded; a plain dict is thread-safe
+        # enough here (a lost entry is only recomputed).
+        self._patterns_by_word: dict[str, tuple[tuple[re.Pattern[str], int, TermRef], ...]] = {}
 
     @classmethod
     def from_terms(cls, rows: Iterable[dict]) -> Matcher:
@@ -129,25 +137,41 @@ class Matcher:
             for row in rows
         )
 
+    def _patterns_for(self, word: str) -> tuple[tuple[re.Pattern[str], int, TermRef], ...]:
+        lowered = word.lower()
+        found = tuple(
+            candidate for key in _keys_for(lowered) for candidate in self._by_key.get(key, ())
+        )
+        if len(self._patterns_by_word) >= _WORD_CACHE_SIZE:
+            self._patterns_by_word.clear()
+        self._patterns_by_word[word] = found
+        return found
+
     def find_mentions(self, text: str) -> list[Match]:
         """Non-overlapping matches in text order; on overlaps the longest (then earliest) wins."""
         if not self._by_key or not text:
             return []
-        candidates: set[Match] = set()
+        # (start, end, term id) → term: the same match found from two words counts once.
+        candidates: dict[tuple[int, int, int], TermRef] = {}
+        cached = self._patterns_by_word
         for word in _WORD.finditer(text):
-            lowered = word.group().lower()
-            for key in _keys_for(lowered):
-                for pattern, offset, ref in self._by_key.get(key, ()):
-                    start = word.start() - offset
-                    if start < 0:
-                        continue
-                    found = pattern.match(text, start)
-                    if found:
-                        candidates.add(Match(found.start(), found.end(), ref))
+            patterns = cached.get(word.group())
+            if patterns is None:
+                patterns = self._patterns_for(word.group())
+            if not patterns:
+                continue
+            word_start = word.start()
+            for pattern, offset, ref in patterns:
+                start = word_start - offset
+                if start < 0:
+                    continue
+                found = pattern.match(text, start)
+                if found:
+                    candidates[found.start(), found.end(), ref.id] = ref
         chosen: list[Match] = []
-        for candidate in sorted(candidates, key=lambda m: (-len(m), m.start, m.term.id)):
-            if all(candidate.end <= m.start or candidate.start >= m.end for m in chosen):
-                chosen.append(candidate)
+        for start, end, term_id in sorted(candidates, key=lambda c: (c[0] - c[1], c[0], c[2])):
+            if all(end <= m.start or start >= m.end for m in chosen):
+                chosen.append(Match(start, end, candidates[start, end, term_id]))
         return sorted(chosen, key=lambda m: m.start)
 
     def mentioned_terms(self, text: str) -> set[int]:
@@ -179,6 +203,8 @@ def terms_changed() -> None:
 
     bump()
     transaction.on_commit(bump)
+    # Pages highlight terms, so cached pages change with them.
+    invalidate_pages()
 
 
 def current_matcher() -> Matcher:

@@ -95,9 +95,11 @@ def forget_generation() -> None:
 
 
 def invalidate_pages() -> None:
-    """Replace the generation once the current transaction commits (now, outside one).
+    """Replace the generation now, and again once the current transaction commits.
 
-    After commit, so that no reader can cache a page rendered from the old rows in between.
+    Now, so that this transaction's own later reads never see an old page; after the commit
+    too, because a reader in between could have cached a page rendered from the old rows under
+    the first new generation.
     """
 
     def bump() -> None:
@@ -106,7 +108,9 @@ def invalidate_pages() -> None:
         cache.set(GENERATION_KEY, generation, timeout=None)
         _generation_seen = (generation, time.monotonic())
 
-    transaction.on_commit(bump)
+    bump()
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(bump)
 
 
 def _cached_response(content: bytes, content_type: str) -> HttpResponse:
