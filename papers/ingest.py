@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from xml.sax import SAXParseException
 from zoneinfo import ZoneInfo
 
 import feedparser
@@ -36,6 +37,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from papers.models import Category, IngestRun, Listing, Paper, PaperVersion
+from peerrevenue.pagecache import invalidate_pages
 
 logger = logging.getLogger(__name__)
 
@@ -270,12 +272,25 @@ def _html_error(content: bytes) -> FetchError:
     )
 
 
-def _parse_xml(content: bytes) -> ET.Element:
-    """Parse, strictly: a truncated download or broken XML must fail, never half-succeed.
+def _xml_error(reason: str, line: int, column: int) -> IngestError:
+    """The error for XML that expat rejected, from ElementTree's or feedparser's report."""
+    if reason in ("no element found", "unclosed token"):
+        return IngestError(
+            f"The feed is truncated (XML ends early at line {line}, column {column}): the "
+            "download was probably cut off."
+        )
+    return IngestError(
+        f"The feed is not well-formed XML ({reason} at line {line}, column {column})."
+    )
 
-    The standard library parser neither fetches external entities nor expands entities without
-    limit (expat ≥ 2.4 guards against "billion laughs"), so it is safe on what arXiv sends.
-    """
+
+def _et_error(exc: ET.ParseError) -> IngestError:
+    line, column = exc.position
+    return _xml_error(str(exc).split(":")[0], line, column)
+
+
+def _check_prologue(content: bytes) -> None:
+    """Refuse, before any XML parsing, what is plainly not a feed: nothing, HTML, non-XML."""
     stripped = content.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not stripped:
         raise IngestError("The feed is empty (no content at all): the download probably failed.")
@@ -284,19 +299,56 @@ def _parse_xml(content: bytes) -> ET.Element:
         raise _html_error(content)
     if not stripped.startswith(b"<"):
         raise IngestError("Not an arXiv feed: the content is not XML.")
+
+
+def _parse_xml(content: bytes) -> ET.Element:
+    """Parse, strictly: a truncated download or broken XML must fail, never half-succeed.
+
+    The standard library parser neither fetches external entities nor expands entities without
+    limit (expat ≥ 2.4 guards against "billion laughs"), so it is safe on what arXiv sends.
+    """
+    _check_prologue(content)
     try:
         return ET.fromstring(content)
     except ET.ParseError as exc:
-        line, column = exc.position
-        reason = str(exc).split(":")[0]
-        if reason == "no element found" or reason == "unclosed token":
-            raise IngestError(
-                f"The feed is truncated (XML ends early at line {line}, column {column}): the "
-                "download was probably cut off."
-            ) from exc
-        raise IngestError(
-            f"The feed is not well-formed XML ({reason} at line {line}, column {column})."
-        ) from exc
+        raise _et_error(exc) from exc
+
+
+_SNIFF_CHUNK = 4096
+
+
+def _root_tag(content: bytes) -> str:
+    """The root element's tag, reading only as far into the document as it takes.
+
+    The format decides which parser reads the whole document, once: feedparser for RSS,
+    ElementTree for the API's Atom. Both are strict (expat), so broken XML past this point
+    still fails, with the same message.
+    """
+    _check_prologue(content)
+    parser = ET.XMLPullParser(events=("start",))
+    try:
+        for offset in range(0, len(content), _SNIFF_CHUNK):
+            parser.feed(content[offset : offset + _SNIFF_CHUNK])
+            for _event, element in parser.read_events():
+                return element.tag
+        parser.close()  # no root element at all: raises "no element found"
+    except ET.ParseError as exc:
+        raise _et_error(exc) from exc
+    raise IngestError("Not an arXiv feed: the document has no root element.")
+
+
+def _kind(tag: str, content: bytes) -> str:
+    if tag == "rss":
+        return "rss"
+    if tag == f"{ATOM}feed":
+        return "api"
+    local = tag.rsplit("}", 1)[-1]
+    if local.lower() == "html":
+        raise _html_error(content)
+    raise IngestError(
+        f"Not an arXiv feed: the document's root element is <{local}>, expected an RSS 2.0 <rss> "
+        "or an Atom <feed>."
+    )
 
 
 def detect_format(content: bytes) -> str:
@@ -305,18 +357,9 @@ def detect_format(content: bytes) -> str:
 
 
 def _detect(content: bytes) -> tuple[str, ET.Element]:
+    """The format and the whole parsed tree (a full strict parse: for the API's Atom)."""
     root = _parse_xml(content)
-    if root.tag == "rss":
-        return "rss", root
-    if root.tag == f"{ATOM}feed":
-        return "api", root
-    if root.tag.rsplit("}", 1)[-1].lower() == "html":
-        raise _html_error(content)
-    tag = root.tag.rsplit("}", 1)[-1]
-    raise IngestError(
-        f"Not an arXiv feed: the document's root element is <{tag}>, expected an RSS 2.0 <rss> "
-        "or an Atom <feed>."
-    )
+    return _kind(root.tag, content), root
 
 
 def parse_feed(content: bytes, *, date: dt.date | None = None) -> ParsedFeed:
@@ -325,9 +368,10 @@ def parse_feed(content: bytes, *, date: dt.date | None = None) -> ParsedFeed:
     `date` is the announcement date: for an API response it dates every entry; an RSS feed
     carries its own date, which must then agree (a mismatch means the wrong file or a stale feed).
     """
-    kind, root = _detect(content)
-    if kind == "api":
-        return _parse_api_tree(root, date=date)
+    # Sniffed from the root element, so that an RSS feed is parsed once, by feedparser, rather
+    # than by ElementTree first and then again by feedparser.
+    if _kind(_root_tag(content), content) == "api":
+        return _parse_api_tree(_parse_xml(content), date=date)
     parsed = _parse_rss_checked(content)
     if date is not None:
         if parsed.date is None:
@@ -354,8 +398,7 @@ _CHANNEL_CATEGORY_RE = re.compile(r"^(?P<code>[a-z-]+(?:\.[A-Za-z-]+)?) updates 
 
 def parse_rss(content: bytes) -> ParsedFeed:
     """Parse an rss.arxiv.org RSS 2.0 feed (one category, one announcement day)."""
-    kind, _root = _detect(content)
-    if kind != "rss":
+    if _kind(_root_tag(content), content) != "rss":
         raise IngestError("Expected an arXiv RSS feed, got an Atom document.")
     return _parse_rss_checked(content)
 
@@ -366,10 +409,17 @@ def _parse_rss_checked(content: bytes) -> ParsedFeed:
     # read `$a<b$` as the start of a tag and silently drop text. The typesetter sanitises its
     # own output, so nothing unsafe reaches a page.
     document = feedparser.parse(content, sanitize_html=False, resolve_relative_uris=False)
-    if document.get("bozo") and not isinstance(
-        document.get("bozo_exception"), feedparser.CharacterEncodingOverride
-    ):
-        raise IngestError(f"The feed could not be parsed: {document.get('bozo_exception')}")
+    problem = document.get("bozo_exception") if document.get("bozo") else None
+    if isinstance(problem, SAXParseException):
+        # feedparser's strict parser is expat, like ElementTree's: the same report, and the
+        # same message, as when ElementTree checked the document before feedparser read it.
+        raise _xml_error(problem.getMessage(), problem.getLineNumber(), problem.getColumnNumber())
+    if isinstance(problem, feedparser.CharacterEncodingOverride):
+        # feedparser fell back to another encoding and read on; whether the document is
+        # well-formed as it declares itself only a strict parse can tell (rare: worth a 2nd one).
+        _parse_xml(content)
+    elif problem is not None:
+        raise IngestError(f"The feed could not be parsed: {problem}")
     channel = document.feed
     date = _parse_rfc822_date(channel.get("published"))
     match = _CHANNEL_CATEGORY_RE.match(_clean(channel.get("title")))
@@ -847,116 +897,178 @@ def _announce_type(entry: ParsedEntry, category: Category) -> str:
     return Listing.AnnounceType.REPLACE if own else Listing.AnnounceType.REPLACE_CROSS
 
 
-def _store_entry(
-    *,
-    category: Category,
-    entry: ParsedEntry,
-    paper: Paper | None,
-    listing_date: dt.date,
-    known_versions: set[tuple[int, int]],
-    typesetter_version: int,
-    counts: _Counts,
-) -> Paper:
-    if paper is None:
-        paper = Paper(arxiv_id=entry.arxiv_id)
-        _apply(paper, entry)
-        typeset_paper(paper)
-        try:
-            # A savepoint, so that losing a race with another category's ingest creating the
-            # same cross-listed paper does not poison the whole feed's transaction.
-            with transaction.atomic():
-                paper.save(force_insert=True)
-            counts.papers_created += 1
-        except IntegrityError:
-            paper = Paper.objects.select_for_update().get(arxiv_id=entry.arxiv_id)
-            return _store_entry(
-                category=category,
-                entry=entry,
-                paper=paper,
-                listing_date=listing_date,
-                known_versions=known_versions,
-                typesetter_version=typesetter_version,
-                counts=counts,
-            )
-    elif entry.version >= paper.version:
-        if entry.version > paper.version and (paper.pk, paper.version) not in known_versions:
-            # Keep the text being replaced, even for a paper whose versions we never recorded.
-            PaperVersion.objects.get_or_create(
-                paper=paper,
-                number=paper.version,
-                defaults={"title": paper.title, "abstract": paper.abstract},
-            )
-            known_versions.add((paper.pk, paper.version))
-        before = _snapshot(paper)
-        _apply(paper, entry)
-        source_changed = any(
-            before[name] != getattr(paper, name) for name in ("title", "abstract", "authors")
+@dataclass
+class _Plan:
+    """What one feed does to the database, worked out in memory before anything is written.
+
+    Keyed by arXiv id rather than primary key: new papers have no key until they are inserted.
+    """
+
+    papers: dict[str, Paper] = field(default_factory=dict)  # every paper the feed touches
+    new: dict[str, Paper] = field(default_factory=dict)  # to insert, in feed order
+    changed: dict[str, Paper] = field(default_factory=dict)  # already stored, to update
+    changed_fields: set[str] = field(default_factory=set)
+    # (arxiv id, number) → (title, abstract); inserted unless the version is already stored.
+    versions: dict[tuple[str, int], tuple[str, str]] = field(default_factory=dict)
+    # (arxiv id, date) → (announce type, version), for the listings not already stored.
+    listings: dict[tuple[str, dt.date], tuple[str, int]] = field(default_factory=dict)
+    counts: _Counts = field(default_factory=_Counts)
+    dates: set[dt.date] = field(default_factory=set)
+
+
+def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) -> _Plan:
+    """Lock the feed's stored papers and work out every change, in memory, in feed order.
+
+    A constant number of queries whatever the feed's size: the papers, their versions and this
+    category's listings of them are each read in one query.
+    """
+    plan = _Plan()
+    dates = {entry.announced_on or parsed.date for entry in parsed.entries}
+    if None in dates:
+        raise IngestError(
+            "The feed has no announcement date (no pubDate): pass the date explicitly."
         )
-        if source_changed or paper.typesetter_version < typesetter_version:
-            typeset_paper(paper)
-        changed = [name for name in WRITTEN_FIELDS if before[name] != getattr(paper, name)]
-        if changed:
-            # update_fields keeps a re-run of the same feed from touching the row at all, and
-            # leaves people's fields (hidden) alone; modified_at moves only on a real change.
-            paper.save(update_fields=[*changed, "modified_at"])
-            counts.papers_updated += 1
-    # An older version than the current one (a backfill, an old feed) changes nothing on the
-    # paper, but its text is still one of the versions we have seen.
-
-    if (paper.pk, entry.version) not in known_versions:
-        PaperVersion.objects.get_or_create(
-            paper=paper,
-            number=entry.version,
-            defaults={"title": entry.title or paper.title, "abstract": entry.abstract},
-        )
-        known_versions.add((paper.pk, entry.version))
-
-    _listing, created = Listing.objects.get_or_create(
-        category=category,
-        paper=paper,
-        date=listing_date,
-        defaults={
-            "announce_type": _announce_type(entry, category),
-            "version": entry.listing_version or entry.version,
-        },
-    )
-    counts.listings_created += int(created)
-    return paper
-
-
-def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.date]]:
-    counts = _Counts()
-    dates: set[dt.date] = set()
-    if not parsed.entries:
-        return counts, dates
-    typesetter_version = _typesetter_version()
     ids = sorted({entry.arxiv_id for entry in parsed.entries})
     # Lock the papers we are about to change, in a fixed order (by arxiv_id) so that two feeds
     # sharing cross-listed papers cannot deadlock on each other.
-    existing = {
+    stored = {
         paper.arxiv_id: paper
         for paper in Paper.objects.select_for_update().filter(arxiv_id__in=ids).order_by("arxiv_id")
     }
-    known_versions = set(
-        PaperVersion.objects.filter(paper__in=existing.values()).values_list("paper_id", "number")
-    )
-    for entry in parsed.entries:
-        listing_date = entry.announced_on or parsed.date
-        if listing_date is None:
-            raise IngestError(
-                "The feed has no announcement date (no pubDate): pass the date explicitly."
+    plan.papers.update(stored)
+    known_versions: set[tuple[str, int]] = set()
+    listed: set[tuple[str, dt.date]] = set()
+    if stored:
+        arxiv_ids = {paper.pk: paper.arxiv_id for paper in stored.values()}
+        known_versions = {
+            (arxiv_ids[paper_id], number)
+            for paper_id, number in PaperVersion.objects.filter(paper_id__in=arxiv_ids).values_list(
+                "paper_id", "number"
             )
-        existing[entry.arxiv_id] = _store_entry(
-            category=category,
-            entry=entry,
-            paper=existing.get(entry.arxiv_id),
-            listing_date=listing_date,
-            known_versions=known_versions,
-            typesetter_version=typesetter_version,
-            counts=counts,
+        }
+        listed = {
+            (arxiv_ids[paper_id], date)
+            for paper_id, date in Listing.objects.filter(
+                category=category, paper_id__in=arxiv_ids, date__in=dates
+            ).values_list("paper_id", "date")
+        }
+
+    for entry in parsed.entries:
+        listing_date: dt.date = entry.announced_on or parsed.date  # type: ignore[assignment]
+        plan.dates.add(listing_date)
+        arxiv_id = entry.arxiv_id
+        paper = plan.papers.get(arxiv_id)
+        if paper is None:
+            paper = Paper(arxiv_id=arxiv_id)
+            _apply(paper, entry)
+            typeset_paper(paper)
+            plan.papers[arxiv_id] = plan.new[arxiv_id] = paper
+        elif entry.version >= paper.version:
+            if entry.version > paper.version and (arxiv_id, paper.version) not in known_versions:
+                # Keep the text being replaced, even for a paper whose versions we never recorded.
+                plan.versions[(arxiv_id, paper.version)] = (paper.title, paper.abstract)
+                known_versions.add((arxiv_id, paper.version))
+            before = _snapshot(paper)
+            _apply(paper, entry)
+            source_changed = any(
+                before[name] != getattr(paper, name) for name in ("title", "abstract", "authors")
+            )
+            if source_changed or paper.typesetter_version < typesetter_version:
+                typeset_paper(paper)
+            changed = [name for name in WRITTEN_FIELDS if before[name] != getattr(paper, name)]
+            if changed and arxiv_id not in plan.new:
+                plan.changed[arxiv_id] = paper
+                plan.changed_fields.update(changed)
+                plan.counts.papers_updated += 1
+        # An older version than the current one (a backfill, an old feed) changes nothing on the
+        # paper, but its text is still one of the versions we have seen.
+
+        if (arxiv_id, entry.version) not in known_versions:
+            plan.versions[(arxiv_id, entry.version)] = (
+                entry.title or paper.title,
+                entry.abstract,
+            )
+            known_versions.add((arxiv_id, entry.version))
+
+        if (arxiv_id, listing_date) not in listed:
+            plan.listings[(arxiv_id, listing_date)] = (
+                _announce_type(entry, category),
+                entry.listing_version or entry.version,
+            )
+            listed.add((arxiv_id, listing_date))
+    plan.counts.papers_created = len(plan.new)
+    plan.counts.listings_created = len(plan.listings)
+    return plan
+
+
+# A lost race on a new paper costs a re-plan; more than a couple in a row means something else.
+_PLAN_ATTEMPTS = 3
+
+
+def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.date]]:
+    """Store the feed with a constant number of queries: plan in memory, then write in bulk."""
+    if not parsed.entries:
+        return _Counts(), set()
+    typesetter_version = _typesetter_version()
+    for attempt in range(1, _PLAN_ATTEMPTS + 1):
+        plan = _plan(category=category, parsed=parsed, typesetter_version=typesetter_version)
+        if not plan.new:
+            break
+        try:
+            # One savepoint for the whole feed (not one per paper): if another category's
+            # ingest has just created one of our new papers (a cross-list), the insert fails
+            # without poisoning the feed's transaction, and the next plan locks that paper and
+            # updates it like any stored one.
+            with transaction.atomic():
+                Paper.objects.bulk_create(plan.new.values())
+            break
+        except IntegrityError:
+            raced = Paper.objects.filter(arxiv_id__in=list(plan.new)).exists()
+            if attempt == _PLAN_ATTEMPTS or not raced:
+                raise
+
+    if plan.changed:
+        # Only the fields that changed (in any of the papers), like save(update_fields=...):
+        # people's fields (hidden) are never written, and a re-run of the same feed, which
+        # changes nothing, writes nothing. bulk_update bypasses auto_now: set modified_at here.
+        now = timezone.now()
+        for paper in plan.changed.values():
+            paper.modified_at = now
+        fields = [name for name in WRITTEN_FIELDS if name in plan.changed_fields]
+        Paper.objects.bulk_update(plan.changed.values(), [*fields, "modified_at"])
+    if plan.versions:
+        # ignore_conflicts: a version stored meanwhile (a concurrent ingest) is kept as it is,
+        # exactly like get_or_create would.
+        PaperVersion.objects.bulk_create(
+            [
+                PaperVersion(
+                    paper_id=plan.papers[arxiv_id].pk, number=number, title=title, abstract=abstract
+                )
+                for (arxiv_id, number), (title, abstract) in plan.versions.items()
+            ],
+            ignore_conflicts=True,
         )
-        dates.add(listing_date)
-    return counts, dates
+    if plan.listings:
+        # The unique constraint (category, paper, date) keeps a re-run idempotent even against
+        # a concurrent ingest of the same category (which the ingest lock normally prevents).
+        Listing.objects.bulk_create(
+            [
+                Listing(
+                    category=category,
+                    paper_id=plan.papers[arxiv_id].pk,
+                    date=date,
+                    announce_type=announce_type,
+                    version=version,
+                )
+                for (arxiv_id, date), (announce_type, version) in plan.listings.items()
+            ],
+            ignore_conflicts=True,
+        )
+    if plan.new or plan.changed or plan.listings:
+        # Bulk writes send no post_save signals: invalidate the cached pages ourselves (once,
+        # after commit) as saving a Paper or Listing one by one would.
+        invalidate_pages()
+    return plan.counts, plan.dates
 
 
 def _after_ingest(category_id: int, date: dt.date) -> None:
