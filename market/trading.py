@@ -32,7 +32,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -727,3 +727,128 @@ def pay_dividend(
         )
 
     return _atomic_with_retries(work)
+
+
+def pay_dividends_for_terms(
+    *,
+    paper_ids_by_term: Mapping[int, Sequence[int]],
+    per_share: int,
+    date: dt.date,
+    category: object = None,
+) -> list[DividendPayout]:
+    """``pay_dividend`` for many terms at once, with a number of queries that does not grow
+    with the number of terms nobody holds. Returns one payout per term, in term id order.
+
+    Most mentioned terms have no holders: for those the only thing to do is to record, once,
+    that the paper's dividend went to nobody. That happens for all of them in ONE transaction:
+    their term rows are locked together, in id order (the order every payout locks terms in,
+    so two batches cannot deadlock, and trades lock a single term), which keeps a trade from
+    buying in between the check for holders and the record. The terms that do have holders are
+    then paid one transaction each through ``pay_dividend``, which locks and checks again, so a
+    term's lock is held only as long as its own payout.
+    """
+    if type(per_share) is not int or per_share < 0:
+        raise InvalidQuantity("The dividend per share must be a whole, non-negative number of µ¢.")
+    wanted = {term_id: sorted(set(ids)) for term_id, ids in paper_ids_by_term.items() if ids}
+
+    def work() -> tuple[dict[int, DividendPayout], list[Term]]:
+        locked = list(Term.objects.select_for_update().filter(pk__in=wanted).order_by("pk"))
+        payouts = {
+            term.pk: DividendPayout(term_id=term.pk, papers=0, shares=0, amount=0)
+            for term in locked
+        }
+        listed = [term for term in locked if term.status == Term.Status.LISTED]
+        if not listed:
+            return payouts, []
+        # Under the term locks no other payout for these terms can be between check and insert.
+        paid: set[tuple[int, int]] = set(
+            DividendEvent.objects.filter(
+                term__in=listed,
+                paper_id__in={paper_id for term in listed for paper_id in wanted[term.pk]},
+            ).values_list("term_id", "paper_id")
+        )
+        held = set(
+            Holding.objects.filter(term__in=listed, shares__gt=0)
+            .values_list("term_id", flat=True)
+            .distinct()
+        )
+        unpaid: list[tuple[int, int]] = []  # (term id, paper id)
+        for term in listed:
+            if term.pk in held:
+                continue
+            new_papers = [p for p in wanted[term.pk] if (term.pk, p) not in paid]
+            payouts[term.pk] = DividendPayout(
+                term_id=term.pk, papers=len(new_papers), shares=0, amount=0
+            )
+            unpaid += [(term.pk, paper_id) for paper_id in new_papers]
+        _record_unheld_dividends(unpaid, per_share=per_share, date=date, category=category)
+        return payouts, [term for term in listed if term.pk in held]
+
+    payouts, held_terms = _atomic_with_retries(work)
+    for term in held_terms:
+        payouts[term.pk] = pay_dividend(
+            term=term,
+            paper_ids=wanted[term.pk],
+            per_share=per_share,
+            date=date,
+            category=category,
+        )
+    return [payouts[term_id] for term_id in sorted(payouts)]
+
+
+def _record_unheld_dividends(
+    pairs: Sequence[tuple[int, int]], *, per_share: int, date: dt.date, category: object
+) -> None:
+    """Record (term id, paper id) dividends that nobody held shares for: no money moves.
+
+    On Postgres one INSERT … SELECT FROM unnest() of two integer arrays: a busy day has ten
+    thousand of these rows, and building and quoting as many model instances (a timestamp
+    each) would cost more than the insert itself. Elsewhere (SQLite) ``bulk_create``.
+    """
+    if not pairs:
+        return
+    category_id = getattr(category, "pk", None)
+    now = timezone.now()
+    if connection.vendor != "postgresql":
+        DividendEvent.objects.bulk_create(
+            DividendEvent(
+                term_id=term_id,
+                paper_id=paper_id,
+                category_id=category_id,
+                date=date,
+                per_share=per_share,
+                shares=0,
+                transaction=None,
+                created_at=now,
+            )
+            for term_id, paper_id in pairs
+        )
+        return
+    meta = DividendEvent._meta
+    columns = ", ".join(
+        connection.ops.quote_name(meta.get_field(name).column)
+        for name in (
+            "term",
+            "paper",
+            "category",
+            "date",
+            "per_share",
+            "shares",
+            "transaction",
+            "created_at",
+        )
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "
+            "SELECT term_id, paper_id, %s, %s, %s, 0, NULL, %s "
+            "FROM unnest(%s::bigint[], %s::bigint[]) AS pairs(term_id, paper_id)",
+            [
+                category_id,
+                date,
+                per_share,
+                now,
+                [term_id for term_id, _ in pairs],
+                [paper_id for _, paper_id in pairs],
+            ],
+        )
