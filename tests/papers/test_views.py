@@ -340,3 +340,19 @@ def test_watching_needs_a_login(client):
     response = client.get("/watching/")
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/")
+
+
+def test_watching_page_query_count_is_fixed(client, cs_dc, reader):
+    cs_dc.toggle_watch(reader)
+    client.force_login(reader)
+
+    def count_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/watching/").status_code == 200
+        return len(queries)
+
+    make_listed_papers(2, category=cs_dc, date=FRIDAY, first_number=1)
+    count_queries()  # warm the per-process term matcher
+    few = count_queries()
+    make_listed_papers(25, category=cs_dc, date=THURSDAY, first_number=100)
+    assert count_queries() == few
