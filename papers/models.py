@@ -105,6 +105,12 @@ class Paper(models.Model):
         return f"https://arxiv.org/html/{self.arxiv_id}"
 
     @property
+    def license_url(self) -> str:
+        """The licence as a link target, only when it is a web address: feeds carry whatever
+        text they like, and ``javascript:`` in an href would run when a reader clicks it."""
+        return self.license if self.license.lower().startswith(("http://", "https://")) else ""
+
+    @property
     def title_text(self) -> str:
         """The title as plain Unicode, for <title>, feeds and search."""
         from .typesetting import tex_to_text
