@@ -68,8 +68,13 @@ class Match:
         return self.end - self.start
 
 
-def _phrase_pattern(phrase: str) -> tuple[str, re.Pattern[str], int] | None:
-    """(index key, compiled pattern, offset of the key's first character in the match)."""
+def _phrase_pattern(phrase: str) -> tuple[str, str, int] | None:
+    """(index key, pattern source, offset of the key's first character in the match).
+
+    The source is compiled (case-insensitively) only when a text first contains the key: most
+    terms are absent from most days' texts, and compiling hundreds of patterns up front would
+    also churn the ``re`` module's cache.
+    """
     words = [word for word in _SPLIT_PHRASE.split(phrase.strip()) if word]
     if not words or not _WORD.search(words[0]):
         return None
@@ -90,7 +95,7 @@ def _phrase_pattern(phrase: str) -> tuple[str, re.Pattern[str], int] | None:
         body += r"(?!\w)"
     first_word = _WORD.search(words[0])
     assert first_word is not None
-    return first_word.group().lower(), re.compile(body, re.IGNORECASE), first_word.start()
+    return first_word.group().lower(), body, first_word.start()
 
 
 def _keys_for(word: str) -> Iterable[str]:
@@ -108,23 +113,24 @@ class Matcher:
     """Finds listed terms in text. Build with :meth:`from_terms`; safe to share across threads."""
 
     def __init__(self, terms: Iterable[tuple[TermRef, Iterable[str]]]):
-        self._by_key: dict[str, list[tuple[re.Pattern[str], int, TermRef]]] = {}
+        self._by_key: dict[str, list[tuple[str, int, TermRef]]] = {}
         self.terms: dict[int, TermRef] = {}
         for ref, phrases in terms:
             self.terms[ref.id] = ref
             seen: set[str] = set()
             for phrase in phrases:
-                compiled = _phrase_pattern(phrase)
-                if compiled is None or compiled[1].pattern in seen:
+                found = _phrase_pattern(phrase)
+                if found is None or found[1] in seen:
                     continue
-                seen.add(compiled[1].pattern)
-                key, pattern, offset = compiled
-                self._by_key.setdefault(key, []).append((pattern, offset, ref))
+                seen.add(found[1])
+                key, source, offset = found
+                self._by_key.setdefault(key, []).append((source, offset, ref))
         # Text word (as written) → the patterns that may start at it. Abstracts reuse a small
         # vocabulary, so this turns the per-word work (lowercasing, trying the singulars, up to
         # four index look-ups) into one dict look-up. Bounded; a plain dict is thread-safe
         # enough here (a lost entry is only recomputed).
         self._patterns_by_word: dict[str, tuple[tuple[re.Pattern[str], int, TermRef], ...]] = {}
+        self._compiled: dict[str, re.Pattern[str]] = {}  # source → pattern, compiled on first use
 
     @classmethod
     def from_terms(cls, rows: Iterable[dict]) -> Matcher:
@@ -137,10 +143,18 @@ class Matcher:
             for row in rows
         )
 
+    def _compile(self, source: str) -> re.Pattern[str]:
+        pattern = self._compiled.get(source)
+        if pattern is None:
+            pattern = self._compiled[source] = re.compile(source, re.IGNORECASE)
+        return pattern
+
     def _patterns_for(self, word: str) -> tuple[tuple[re.Pattern[str], int, TermRef], ...]:
         lowered = word.lower()
         found = tuple(
-            candidate for key in _keys_for(lowered) for candidate in self._by_key.get(key, ())
+            (self._compile(source), offset, ref)
+            for key in _keys_for(lowered)
+            for source, offset, ref in self._by_key.get(key, ())
         )
         if len(self._patterns_by_word) >= _WORD_CACHE_SIZE:
             self._patterns_by_word.clear()
