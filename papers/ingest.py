@@ -1018,9 +1018,11 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
             # One savepoint for the whole feed (not one per paper): if another category's
             # ingest has just created one of our new papers (a cross-list), the insert fails
             # without poisoning the feed's transaction, and the next plan locks that paper and
-            # updates it like any stored one.
+            # updates it like any stored one. Inserted in arxiv_id order, like the locks: two
+            # feeds inserting the same new papers then queue on the first one they share
+            # instead of each holding one the other needs.
             with transaction.atomic():
-                Paper.objects.bulk_create(plan.new.values())
+                Paper.objects.bulk_create(sorted(plan.new.values(), key=lambda p: p.arxiv_id))
             break
         except IntegrityError:
             raced = Paper.objects.filter(arxiv_id__in=list(plan.new)).exists()
