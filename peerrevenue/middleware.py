@@ -1,7 +1,7 @@
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
 
 class ContentSecurityPolicyMiddleware:
@@ -20,3 +20,27 @@ class ContentSecurityPolicyMiddleware:
         if self.policy:
             response.headers.setdefault("Content-Security-Policy", self.policy)
         return response
+
+
+class RejectNulCharactersMiddleware:
+    """Refuse, with a 400, any address whose path or query string contains a NUL character.
+
+    No page of the site has one, and PostgreSQL cannot store or even compare text containing
+    NUL: a category code, archive, search or admin filter carrying ``%00`` would otherwise
+    reach a query and fail as a server error. Forms already refuse NUL in what they read
+    (Django's CharField does); this covers the address, for every view at once.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path_info or any(
+            "\x00" in key or any("\x00" in value for value in values)
+            for key, values in request.GET.lists()
+        ):
+            return HttpResponseBadRequest(
+                "This address contains a NUL character, which no page here has.",
+                content_type="text/plain; charset=utf-8",
+            )
+        return self.get_response(request)

@@ -56,6 +56,7 @@ MIDDLEWARE = [
     # Above the page cache, so that pages served from it carry these headers too.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "peerrevenue.middleware.RejectNulCharactersMiddleware",
     "peerrevenue.pagecache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
