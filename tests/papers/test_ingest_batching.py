@@ -165,12 +165,12 @@ def test_a_paper_created_meanwhile_by_another_feed_is_updated_not_duplicated(cs_
 
 
 def test_an_integrity_error_that_is_not_a_race_still_fails_the_feed(cs_dc, monkeypatch):
-    def broken_bulk_create(objs, *args, **kwargs):
+    def broken_insert(papers):
         from django.db import IntegrityError
 
         raise IntegrityError("some other constraint")
 
-    monkeypatch.setattr(Paper.objects, "bulk_create", broken_bulk_create)
+    monkeypatch.setattr(ingest, "_insert_papers", broken_insert)
     with pytest.raises(ingest.IngestError, match="some other constraint"):
         ingest_feed(category=cs_dc, parsed=parse_feed(rss(2)), source="test")
     assert not Paper.objects.exists() and not Listing.objects.exists()
@@ -208,3 +208,32 @@ def test_cached_pages_are_invalidated_once_per_feed_that_writes(cs_dc, monkeypat
     assert len(calls) == 1
     store(cs_dc, rss(10))  # a re-run writes nothing, so there is nothing to invalidate
     assert len(calls) == 1
+
+
+def test_copy_stores_exactly_what_bulk_create_stores(cs_dc, monkeypatch):
+    """New papers go in through COPY on Postgres, through bulk_create elsewhere (SQLite)."""
+    volatile = {"id", "created_at", "modified_at"}
+
+    def papers() -> list[dict[str, object]]:
+        rows = Paper.objects.order_by("arxiv_id").values()
+        return [{k: v for k, v in row.items() if k not in volatile} for row in rows]
+
+    content = rss(12)
+    with monkeypatch.context() as patched:
+        patched.setattr(connection, "vendor", "sqlite")
+        store(cs_dc, content)
+    through_orm = papers()
+    Paper.objects.all().delete()
+
+    run, queries = store(cs_dc, content)
+
+    assert papers() == through_orm
+    assert run.papers_created == 12 and queries <= WRITE_BUDGET
+    assert Listing.objects.filter(paper__arxiv_id="2611.00012").exists()
+    copied = Paper.objects.get(arxiv_id="2611.00003")
+    assert copied.created_at is not None and copied.modified_at is not None
+    assert copied.authors[1] == {
+        "name": "Ana P\\'erez",
+        "name_text": "Ana Pérez",
+        "affiliation": "",
+    }
