@@ -769,6 +769,7 @@ def pay_dividends_for_terms(
         )
         held = set(
             Holding.objects.filter(term__in=listed, shares__gt=0)
+            .order_by()  # no default ordering: it would join accounts and terms into DISTINCT
             .values_list("term_id", flat=True)
             .distinct()
         )
