@@ -14,6 +14,8 @@ from django.db.models import F, Q
 from django.urls import NoReverseMatch, reverse
 from django.utils.text import slugify
 
+from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
+
 from . import curve
 from .highlighting import terms_changed
 
@@ -143,6 +145,8 @@ class Term(models.Model):
             raise ValidationError({"phrase": "The phrase needs at least one letter or digit."})
         if not isinstance(self.aliases, list) or not all(isinstance(a, str) for a in self.aliases):
             raise ValidationError({"aliases": 'Give a list of strings, e.g. ["KV-cache"].'})
+        if json_contains_nul(self.aliases):
+            raise ValidationError({"aliases": NUL_IN_JSON})
         if self.pk and self._curve_changed_with_shares_out():
             raise ValidationError("p0 and k can change only while no shares are outstanding.")
 

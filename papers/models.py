@@ -3,8 +3,11 @@ from __future__ import annotations
 import datetime as dt
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
+
+from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
 
 class Category(models.Model):
@@ -91,6 +94,32 @@ class Paper(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("papers:paper", args=[self.arxiv_id])
+
+    def clean(self) -> None:
+        """Keep what the admin saves in the shape the pages read: a list of author objects
+        with text fields, a list of category codes, and nothing PostgreSQL cannot store."""
+        # The admin sends a cleared JSON box as None; the columns hold lists.
+        self.authors = [] if self.authors is None else self.authors
+        self.categories = [] if self.categories is None else self.categories
+        errors = {}
+        if not isinstance(self.authors, list) or not all(
+            isinstance(author, dict)
+            and isinstance(author.get("name"), str)
+            and all(isinstance(author.get(key, ""), str) for key in ("name_text", "affiliation"))
+            for author in self.authors
+        ):
+            errors["authors"] = (
+                'Give a list of authors, e.g. [{"name": "Ada Lovelace", "affiliation": ""}].'
+            )
+        if not isinstance(self.categories, list) or not all(
+            isinstance(code, str) for code in self.categories
+        ):
+            errors["categories"] = 'Give a list of category codes, e.g. ["cs.DC", "cs.LG"].'
+        for name in ("authors", "categories"):
+            if name not in errors and json_contains_nul(getattr(self, name)):
+                errors[name] = NUL_IN_JSON
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def arxiv_abs_url(self) -> str:
