@@ -1,3 +1,5 @@
+import re
+
 from django.contrib.syndication.views import Feed
 from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed
@@ -6,6 +8,15 @@ from .models import Category, Listing
 from .typesetting import tex_to_text
 
 FEED_LENGTH = 50
+# XML 1.0 cannot carry C0 control characters other than tab, newline and carriage return, and
+# Django's feed writer raises on them: one such character pasted into a title in the admin
+# (PDFs are full of them) would make the whole feed a server error. They show as nothing
+# on a page anyway.
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def xml_text(text: str) -> str:
+    return _NOT_XML.sub("", text)
 
 
 class CategoryFeed(Feed):
@@ -15,10 +26,11 @@ class CategoryFeed(Feed):
         return get_object_or_404(Category, code=code)
 
     def title(self, category: Category) -> str:
-        return f"{category.name} ({category.code}) · Peer Revenue"
+        return xml_text(f"{category.name} ({category.code}) · Peer Revenue")
 
     def subtitle(self, category: Category) -> str:
-        return f"New and cross-listed {category.code} papers from arXiv, typeset properly."
+        code = xml_text(category.code)
+        return f"New and cross-listed {code} papers from arXiv, typeset properly."
 
     def link(self, category: Category) -> str:
         return category.get_absolute_url()
@@ -27,10 +39,10 @@ class CategoryFeed(Feed):
         return Listing.objects.stream(category=category)[:FEED_LENGTH]
 
     def item_title(self, listing: Listing) -> str:
-        return tex_to_text(listing.paper.title)
+        return xml_text(tex_to_text(listing.paper.title))
 
     def item_description(self, listing: Listing) -> str:
-        return listing.paper.abstract_html
+        return xml_text(listing.paper.abstract_html)
 
     def item_link(self, listing: Listing) -> str:
         return listing.paper.get_absolute_url()
@@ -39,7 +51,7 @@ class CategoryFeed(Feed):
         return f"{listing.paper.arxiv_abs_url}#{listing.category.code}-{listing.date}"
 
     def item_author_name(self, listing: Listing) -> str:
-        return listing.paper.short_authors
+        return xml_text(listing.paper.short_authors)
 
     def item_pubdate(self, listing: Listing):
         return listing.paper.updated_at or listing.paper.submitted_at
