@@ -9,9 +9,11 @@ from django.http import HttpRequest
 
 
 def client_address(request: HttpRequest) -> str:
-    # Behind the proxy the first X-Forwarded-For hop is the client; REMOTE_ADDR is the proxy.
+    # Behind the proxy REMOTE_ADDR is the proxy, which appends the address it saw to
+    # X-Forwarded-For: the last hop is the client. Earlier hops are whatever the client sent,
+    # so keying on them would let anyone dodge a limit with a made-up header.
     forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    return forwarded.split(",")[0].strip() or request.META.get("REMOTE_ADDR", "unknown")
+    return forwarded.split(",")[-1].strip() or request.META.get("REMOTE_ADDR", "unknown")
 
 
 def is_limited(scope: str, identity: str, *, limit: int, window_seconds: int) -> bool:
