@@ -405,33 +405,39 @@ def _fetchone(sql: str, params: dict) -> tuple | None:
         return cursor.fetchone()
 
 
-def _lock_term(term_id: int) -> Term:
-    """``SELECT … FOR UPDATE`` the term, as a full model instance, without the ORM's compile
-    cost (this runs on every trade)."""
-    fields = [f.attname for f in Term._meta.concrete_fields]
-    row = _fetchone(_lock_term_sql(), {"term": term_id})
-    if row is None:
-        raise TermNotTradable("That term does not exist (any more); pick one from the market.")
-    return Term.from_db(connection.alias, fields, row)
+def _lock_term_and_account(
+    *, user, term_id: int, key: str
+) -> tuple[Term, tuple[int, int, int | None, int | None, int | None] | None]:
+    """Lock the term row, then the trader's account row, in one round trip.
 
-
-@functools.cache
-def _lock_term_sql() -> str:
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in Term._meta.concrete_fields)
-    return f"SELECT {columns} FROM {Term._meta.db_table} WHERE id = %(term)s FOR UPDATE"
-
-
-def _lock_account(*, user, term_id: int, key: str) -> tuple[int, int, int | None, int, int]:
-    """Lock the trader's account row and read, in the same round trip, what the trade needs:
-    (account id, cash, id of an earlier trade with this key, shares held, fee account id).
-
-    The key and holding sub-selects run after the term lock was granted, so they see every
-    trade on this term that committed before ours could start.
+    Both ``SELECT … FOR UPDATE`` statements (and the transaction's BEGIN) go out together in
+    psycopg's pipeline mode; Postgres still runs them one after the other, so the term is always
+    locked before the account, as everywhere else. The account statement also reads, after the
+    term lock was granted, what the trade needs: (account id, cash, id of an earlier trade with
+    this key, shares held, fee account id); None when the user has no account yet.
     """
-    row = _fetchone(
-        _lock_account_sql(),
-        {"user": user.pk, "term": term_id, "key": key, "shard": _fee_shard(term_id)},
-    )
+    connection.ensure_connection()
+    params = {"user": user.pk, "term": term_id, "key": key, "shard": _fee_shard(term_id)}
+    conn = connection.connection
+    with (
+        connection.wrap_database_errors,
+        conn.pipeline(),
+        psycopg.Cursor(conn) as term_cursor,
+        psycopg.Cursor(conn) as account_cursor,
+    ):
+        term_cursor.execute(_lock_term_sql(), {"term": term_id}, prepare=True)
+        account_cursor.execute(_lock_account_sql(), params, prepare=True)
+        term_row = term_cursor.fetchone()
+        account_row = account_cursor.fetchone()
+    if term_row is None:
+        raise TermNotTradable("That term does not exist (any more); pick one from the market.")
+    fields = [f.attname for f in Term._meta.concrete_fields]
+    return Term.from_db(connection.alias, fields, term_row), account_row
+
+
+def _account_facts(
+    *, user, term_id: int, row: tuple | None
+) -> tuple[int, int, int | None, int | None, int]:
     if row is not None:
         account_id, cash, existing, held, fee_account = row
     else:
@@ -441,6 +447,12 @@ def _lock_account(*, user, term_id: int, key: str) -> tuple[int, int, int | None
     if fee_account is None:
         fee_account = Account.objects.system(Account.Kind.FEES, shard=_fee_shard(term_id)).pk
     return account_id, cash, existing, held, fee_account
+
+
+@functools.cache
+def _lock_term_sql() -> str:
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in Term._meta.concrete_fields)
+    return f"SELECT {columns} FROM {Term._meta.db_table} WHERE id = %(term)s FOR UPDATE"
 
 
 def _fee_shard(term_id: int) -> int:
@@ -470,9 +482,9 @@ def _lock_account_sql() -> str:
 def _apply_trade(
     *, user, term_id: int, side: str, shares: int, limit: int | None, key: str
 ) -> Trade:
-    term = _lock_term(term_id)
-    account_id, cash, existing, held, fee_account = _lock_account(
-        user=user, term_id=term_id, key=key
+    term, account_row = _lock_term_and_account(user=user, term_id=term_id, key=key)
+    account_id, cash, existing, held, fee_account = _account_facts(
+        user=user, term_id=term_id, row=account_row
     )
     if existing is not None:
         return Trade.objects.select_related("term").get(pk=existing)
