@@ -19,7 +19,7 @@ TRADES_PER_THREAD = 300
 USERS = 4
 GRANT = 1_000_000_000
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def run_threads(count: int, target) -> list:
