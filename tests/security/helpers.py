@@ -1,0 +1,189 @@
+"""What the security tests look at: the state a refused request must not change, and the active
+content (scripts, event handlers, ``javascript:`` links) that no hostile input may produce."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from django.contrib.auth import get_user_model
+
+from accounts.models import Preferences
+from market.models import Account, Entry, Holding, LedgerTransaction, Term, Trade
+from papers.models import Watch
+
+
+def site_state() -> dict[str, object]:
+    """Everything a refused request must leave as it was: people, money, shares, watches and
+    preferences."""
+    return {
+        "users": list(
+            get_user_model()
+            .objects.order_by("pk")
+            .values_list("pk", "username", "email", "password", "is_staff", "is_active")
+        ),
+        "accounts": list(Account.objects.order_by("pk").values_list("pk", "cash")),
+        "holdings": list(Holding.objects.order_by("pk").values_list("pk", "shares")),
+        "terms": list(
+            Term.objects.order_by("pk").values_list("pk", "supply", "reserve", "version", "status")
+        ),
+        "trades": Trade.objects.count(),
+        "transactions": LedgerTransaction.objects.count(),
+        "entries": Entry.objects.count(),
+        "watches": sorted(Watch.objects.values_list("user_id", "category_id")),
+        "preferences": sorted(Preferences.objects.values_list("user_id", "daily_digest")),
+    }
+
+
+# Active content ----------------------------------------------------------------------------
+
+# Attributes whose value a browser may load or navigate to.
+URL_ATTRIBUTES = frozenset(
+    {"href", "src", "xlink:href", "action", "formaction", "data", "poster", "background", "srcset"}
+)
+# Elements that run or embed something whatever their attributes say.
+ACTIVE_ELEMENTS = frozenset(
+    {"iframe", "frame", "frameset", "object", "embed", "applet", "base", "maction", "portal"}
+)
+# The site's own scripts: its static files and the admin's translation catalogue.
+SITE_SCRIPTS = ("/static/", "/admin/jsi18n/")
+DANGEROUS_SCHEMES = ("javascript:", "vbscript:", "data:text/html", "data:application")
+# Browsers ignore ASCII whitespace and control characters inside a URL's scheme.
+_IGNORED_IN_SCHEME = re.compile(r"[\x00-\x20\x7f]+")
+
+
+@dataclass
+class PageReport:
+    """The active content found in a page, and its text as a reader sees it."""
+
+    problems: list[str] = field(default_factory=list)
+    text_parts: list[str] = field(default_factory=list)
+    attribute_values: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.text_parts)
+
+
+class _ActiveContentFinder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.report = PageReport()
+        self._in_script = False
+        self._in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._check(tag, attrs)
+        if tag == "script":
+            self._in_script = True
+        elif tag == "style":
+            self._in_style = True
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._check(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_script = False
+        elif tag == "style":
+            self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            if data.strip():
+                self.report.problems.append(f"inline script: {data.strip()[:80]!r}")
+        elif not self._in_style:
+            self.report.text_parts.append(data)
+
+    def _check(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        problems = self.report.problems
+        values = {name: value or "" for name, value in attrs}
+        self.report.attribute_values.extend(values.values())
+        if tag == "script" and not values.get("src", "").startswith(SITE_SCRIPTS):
+            problems.append(f"script element {attrs!r}")
+        if tag in ACTIVE_ELEMENTS:
+            problems.append(f"<{tag}> element {attrs!r}")
+        if tag == "meta" and values.get("http-equiv", "").lower() == "refresh":
+            problems.append(f"meta refresh {attrs!r}")
+        for name, value in values.items():
+            if name.startswith("on"):
+                problems.append(f"event handler {name}={value!r} on <{tag}>")
+            if name == "srcdoc":
+                problems.append(f"srcdoc on <{tag}>")
+            if name in URL_ATTRIBUTES:
+                scheme = _IGNORED_IN_SCHEME.sub("", value).lower()
+                if scheme.startswith(DANGEROUS_SCHEMES):
+                    problems.append(f"{name}={value!r} on <{tag}>")
+            if name == "style" and re.search(r"expression\(|javascript:", value, re.I):
+                problems.append(f"style={value!r} on <{tag}>")
+
+
+def inspect_html(markup: str) -> PageReport:
+    finder = _ActiveContentFinder()
+    finder.feed(markup)
+    finder.close()
+    return finder.report
+
+
+def active_content(markup: str) -> list[str]:
+    """What in this HTML could run script: empty for an inert page."""
+    return inspect_html(markup).problems
+
+
+# Forms as a browser submits them --------------------------------------------------------------
+
+
+class _FormReader(HTMLParser):
+    def __init__(self, form: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.form = form
+        self.data: dict[str, str] = {}
+        self._in_form = False
+        self._textarea: str | None = None
+        self._select: str | None = None
+        self._option: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {name: value or "" for name, value in attrs}
+        if tag == "form":
+            self._in_form = self.form in (values.get("id"), values.get("action"))
+        if not self._in_form or "name" not in values and tag != "option":
+            return
+        name = values.get("name", "")
+        if tag == "input":
+            kind = values.get("type", "text")
+            if kind in ("submit", "button", "file", "image", "reset"):
+                return
+            if kind in ("checkbox", "radio") and "checked" not in values:
+                return
+            self.data[name] = values.get("value", "on" if kind == "checkbox" else "")
+        elif tag == "textarea":
+            self._textarea = name
+            self.data[name] = ""
+        elif tag == "select":
+            self._select = name
+            self.data.setdefault(name, "")
+        elif tag == "option" and self._select is not None and "selected" in values:
+            self.data[self._select] = values.get("value", "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._in_form = False
+        elif tag == "textarea":
+            self._textarea = None
+        elif tag == "select":
+            self._select = None
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea is not None:
+            self.data[self._textarea] += data
+
+
+def form_data(markup: str, form: str) -> dict[str, str]:
+    """The fields a browser would submit from the form with this id or action, as the page
+    filled them (a textarea's first newline, which browsers drop, is dropped too)."""
+    reader = _FormReader(form)
+    reader.feed(markup)
+    reader.close()
+    return {name: value.removeprefix("\n") for name, value in reader.data.items()}
