@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import time
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 
 
 def client_address(request: HttpRequest) -> str:
-    # Behind the proxy REMOTE_ADDR is the proxy, which appends the address it saw to
-    # X-Forwarded-For: the last hop is the client. Earlier hops are whatever the client sent,
-    # so keying on them would let anyone dodge a limit with a made-up header.
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    return forwarded.split(",")[-1].strip() or request.META.get("REMOTE_ADDR", "unknown")
+    """The address to count attempts against.
+
+    With no proxy in front (RATELIMIT_TRUSTED_PROXIES = 0) that is REMOTE_ADDR: any
+    X-Forwarded-For is the client's own invention. Behind N proxies, each appends the address
+    it saw, so the client is the N-th entry from the end; entries before it are whatever the
+    client sent, and keying on them would let anyone dodge a limit with a made-up header.
+    """
+    remote = request.META.get("REMOTE_ADDR", "unknown")
+    proxies = settings.RATELIMIT_TRUSTED_PROXIES
+    if proxies <= 0:
+        return remote
+    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    hops = [hop for hop in hops if hop]
+    return hops[-proxies] if len(hops) >= proxies else remote
 
 
 def is_limited(scope: str, identity: str, *, limit: int, window_seconds: int) -> bool:

@@ -184,6 +184,8 @@ MARKET_FEE_BASIS_POINTS = int(os.environ.get("MARKET_FEE_BASIS_POINTS", "100"))
 MARKET_MAX_SHARES_PER_TRADE = int(os.environ.get("MARKET_MAX_SHARES_PER_TRADE", "10000"))
 
 # Rate limits, per client address and window.
+# How many proxies in front append to X-Forwarded-For (0: gunicorn faces the clients).
+RATELIMIT_TRUSTED_PROXIES = int(os.environ.get("RATELIMIT_TRUSTED_PROXIES", "0"))
 RATELIMIT_WINDOW_SECONDS = int(os.environ.get("RATELIMIT_WINDOW_SECONDS", "300"))
 RATELIMIT_LOGIN_PER_WINDOW = int(os.environ.get("RATELIMIT_LOGIN_PER_WINDOW", "10"))
 RATELIMIT_SIGNUP_PER_WINDOW = int(os.environ.get("RATELIMIT_SIGNUP_PER_WINDOW", "5"))

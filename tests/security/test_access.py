@@ -321,6 +321,21 @@ def test_the_same_posts_with_the_pages_csrf_token_go_through(trader, kv_cache, c
 PROXY = "10.0.0.2"  # the proxy in front: REMOTE_ADDR of every request, which appends the client
 
 
+@pytest.fixture(autouse=True)
+def behind_one_proxy(settings):
+    settings.RATELIMIT_TRUSTED_PROXIES = 1
+
+
+def test_without_a_trusted_proxy_forwarding_headers_are_ignored(reader, settings):
+    settings.RATELIMIT_TRUSTED_PROXIES = 0
+    settings.RATELIMIT_LOGIN_PER_WINDOW = 2
+    wrong = {"username": reader.username, "password": "guess"}
+    for attempt in range(2):
+        Client(HTTP_X_FORWARDED_FOR=f"198.51.100.{attempt}").post("/accounts/login/", wrong)
+    response = Client(HTTP_X_FORWARDED_FOR="198.51.100.99").post("/accounts/login/", wrong)
+    assert response.status_code == 429
+
+
 def from_address(address: str, *, forged: str = "") -> dict[str, str]:
     """The request headers behind the proxy for a client at ``address`` that sent its own
     X-Forwarded-For ``forged`` (the proxy appends the address it saw)."""
