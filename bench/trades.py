@@ -57,6 +57,9 @@ def setup_django(url: str) -> None:
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "peerrevenue.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    # Production settings: with DEBUG on, Django would also record every query it runs.
+    os.environ.setdefault("DJANGO_DEBUG", "0")
+    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key-" + "x" * 40)
     sys.path.insert(0, str(ROOT))
     import django
 
