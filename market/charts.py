@@ -180,6 +180,10 @@ def price_chart(
     start, end = min(times), max(times)
     if end <= start:
         end = start + dt.timedelta(hours=1)
+    if start < points[0][0]:
+        # Dividend days before the first price point (papers announced before the term was
+        # listed): the line starts at the left edge at the first price, not mid-chart.
+        points = [(start, points[0][1]), *points]
     prices = [price for _, price in points]
     axis_low, axis_high, price_ticks = nice_ticks(min(prices), max(prices))
 

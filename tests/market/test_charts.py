@@ -163,3 +163,12 @@ def test_nice_ticks_cover_the_range_with_round_steps(a, b):
     steps = {b - a for a, b in zip(ticks, ticks[1:], strict=False)}
     assert len(steps) == 1
     assert re.fullmatch(r"[125]0*", str(steps.pop()))
+
+
+def test_price_line_starts_at_the_left_edge_when_dividends_came_first():
+    listed = dt.datetime(2026, 10, 5, 12, tzinfo=dt.UTC)
+    points = [(listed, 1_000_000), (listed + dt.timedelta(days=1), 1_000_000)]
+    earlier = [DividendDay(date=dt.date(2026, 10, 2), papers=1, per_share=50_000, amount=0)]
+    markup = price_chart(points, label="KV cache", dividends=earlier)
+    xs = [x for x, _ in polyline_points(markup)]
+    assert min(xs) == 58  # the plot's left edge, where the first dividend day sits
