@@ -149,8 +149,11 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # An unacknowledged task (its worker died) goes back on the queue after this many seconds.
+# Workers sweep for such messages every interval × throttle seconds (kombu: 10 × 10).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+    "unacked_restore_interval": int(os.environ.get("CELERY_UNACKED_RESTORE_INTERVAL", "10")),
+    "unacked_restore_throttle": int(os.environ.get("CELERY_UNACKED_RESTORE_THROTTLE", "10")),
 }
 CELERY_TIMEZONE = "America/New_York"
 CELERY_TASK_ROUTES = {"papers.tasks.*": {"queue": "ingest"}}

@@ -72,7 +72,10 @@ def test_killed_worker_mid_ingest_is_redelivered_and_matches_a_clean_run(cs_dc, 
         "ARXIV_RSS_URL": arxiv_server.url + "/rss/{category}",
         "ARXIV_ENRICH": "0",
         "ARXIV_HTTP_RETRIES": "0",
-        "CELERY_VISIBILITY_TIMEOUT": "1",
+        "CELERY_VISIBILITY_TIMEOUT": "3",
+        # Sweep for abandoned messages every second instead of every hundred.
+        "CELERY_UNACKED_RESTORE_INTERVAL": "1",
+        "CELERY_UNACKED_RESTORE_THROTTLE": "1",
     }
     with app.connection_for_write(BROKER) as broker:
         broker.default_channel.client.flushdb()
