@@ -27,7 +27,7 @@ class TermMove:
     slug: str
     shares: int
     price: int
-    day_change: float | None
+    change_bp: int | None
 
 
 def digest_for(*, user, date: dt.date, tickers) -> tuple[list[Listing], list[TermMove]]:
@@ -43,7 +43,7 @@ def digest_for(*, user, date: dt.date, tickers) -> tuple[list[Listing], list[Ter
             slug=holding.term.slug,
             shares=holding.shares,
             price=tickers[holding.term_id].price if holding.term_id in tickers else 0,
-            day_change=tickers[holding.term_id].day_change if holding.term_id in tickers else None,
+            change_bp=tickers[holding.term_id].change_bp if holding.term_id in tickers else None,
         )
         for holding in holdings
     ]

@@ -88,6 +88,15 @@ def _change_bp_sql(now_field: str, then_field: str):
     return _big((F(now_field) - F(then_field)) * Value(10_000) / F(then_field))
 
 
+def day_changes(*, terms: QuerySet[Term], now: dt.datetime) -> QuerySet[Term]:
+    """``terms`` annotated with ``price_now`` and ``change_1d_bp`` (see ``market_terms``)."""
+    return terms.annotate(
+        price_now=_big(F("p0") + F("k") * F("supply")),
+        price_1d=_price_at_sql(now - dt.timedelta(days=1)),
+        change_1d_bp=_change_bp_sql("price_now", "price_1d"),
+    )
+
+
 def recent_announcement_dates(*, days: int = RECENT_ANNOUNCEMENT_DAYS) -> QuerySet:
     """The last ``days`` dates on which any category announced papers (a subquery)."""
     return Listing.objects.order_by("-date").values("date").distinct()[:days]
@@ -134,12 +143,9 @@ def market_terms(
     terms = Term.objects.exclude(status=Term.Status.DELISTED)
     if search:
         terms = terms.filter(Q(phrase__icontains=search) | Q(aliases__icontains=search))
-    terms = terms.annotate(
+    terms = day_changes(terms=terms, now=now).annotate(
         phrase_lower=Lower("phrase"),
-        price_now=_big(F("p0") + F("k") * F("supply")),
-        price_1d=_price_at_sql(now - dt.timedelta(days=1)),
         price_7d=_price_at_sql(now - dt.timedelta(days=7)),
-        change_1d_bp=_change_bp_sql("price_now", "price_1d"),
         change_7d_bp=_change_bp_sql("price_now", "price_7d"),
         holder_count=Coalesce(Subquery(holders, output_field=_BIG), Value(0)),
         recent_mentions=Coalesce(Subquery(mentions, output_field=_BIG), Value(0)),

@@ -1,20 +1,19 @@
 """Current price and day change of every listed term, for the hover cards on highlighted words.
 
-Read on every page that shows abstracts, so the whole table is one query and is cached briefly.
+Read on every page that shows abstracts, so the whole table is one query (the market table's
+own price arithmetic, ``stats.day_changes``) and is cached briefly.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from . import curve
 from .highlighting import CACHE_KEY as TERMS_VERSION_KEY
-from .models import Term, Trade
+from .models import Term
+from .stats import day_changes
 from .units import format_credits
 
 TICKER_CACHE_SECONDS = 30
@@ -24,34 +23,19 @@ TICKER_CACHE_SECONDS = 30
 class Ticker:
     phrase: str
     price: int  # µ¢ for the next share
-    day_change: float | None  # fraction, e.g. 0.045 for +4.5%; None when unknown
+    change_bp: int  # over the last day, in basis points
 
     @property
     def hover_text(self) -> str:
-        text = f"{self.phrase}: {format_credits(self.price)} a share"
-        if self.day_change is None:
-            return text
-        return f"{text}, {self.day_change:+.1%} today"
+        change = self.change_bp / 10_000
+        return f"{self.phrase}: {format_credits(self.price)} a share, {change:+.1%} today"
 
 
-def load_tickers(*, now: dt.datetime | None = None) -> dict[int, Ticker]:
-    day_ago = (now or timezone.now()) - dt.timedelta(days=1)
-    # The supply a day ago is the supply after the last trade before then; no such trade means
-    # no shares were out, so the price was the first share's.
-    supply_then = Subquery(
-        Trade.objects.filter(term=OuterRef("pk"), created_at__lte=day_ago)
-        .order_by("-term_version")
-        .values("supply_after")[:1]
+def load_tickers() -> dict[int, Ticker]:
+    rows = day_changes(terms=Term.objects.listed(), now=timezone.now()).values_list(
+        "id", "phrase", "price_now", "change_1d_bp"
     )
-    rows = Term.objects.listed().annotate(supply_then=supply_then).values(
-        "id", "phrase", "supply", "p0", "k", "supply_then"
-    )
-    tickers = {}
-    for row in rows:
-        price = curve.price(row["supply"], p0=row["p0"], k=row["k"])
-        before = curve.price(row["supply_then"] or 0, p0=row["p0"], k=row["k"])
-        tickers[row["id"]] = Ticker(row["phrase"], price, (price - before) / before)
-    return tickers
+    return {pk: Ticker(phrase, price, change) for pk, phrase, price, change in rows}
 
 
 def current_tickers() -> dict[int, Ticker]:
