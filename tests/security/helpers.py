@@ -10,27 +10,19 @@ from html.parser import HTMLParser
 from django.contrib.auth import get_user_model
 
 from accounts.models import Preferences
-from market.models import Account, Entry, Holding, LedgerTransaction, Term, Trade
 from papers.models import Watch
+from tests.market.state import market_state
 
 
 def site_state() -> dict[str, object]:
     """Everything a refused request must leave as it was: people, money, shares, watches and
     preferences."""
-    return {
+    return market_state() | {
         "users": list(
             get_user_model()
             .objects.order_by("pk")
             .values_list("pk", "username", "email", "password", "is_staff", "is_active")
         ),
-        "accounts": list(Account.objects.order_by("pk").values_list("pk", "cash")),
-        "holdings": list(Holding.objects.order_by("pk").values_list("pk", "shares")),
-        "terms": list(
-            Term.objects.order_by("pk").values_list("pk", "supply", "reserve", "version", "status")
-        ),
-        "trades": Trade.objects.count(),
-        "transactions": LedgerTransaction.objects.count(),
-        "entries": Entry.objects.count(),
         "watches": sorted(Watch.objects.values_list("user_id", "category_id")),
         "preferences": sorted(Preferences.objects.values_list("user_id", "daily_digest")),
     }
