@@ -17,14 +17,15 @@ BIN = Path(sys.executable).parent
 POSTGRES_ADMIN_URL = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432")
 
 
-def scratch_database(name: str) -> str:
-    """Drop and create a database for this benchmark; returns its DATABASE_URL."""
+def scratch_database(name: str, *, server: str = POSTGRES_ADMIN_URL) -> str:
+    """Drop and create a database for this benchmark on ``server`` (a URL without a database
+    name); returns its DATABASE_URL."""
     import psycopg
 
-    with psycopg.connect(f"{POSTGRES_ADMIN_URL}/postgres", autocommit=True) as conn:
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
-    return f"{POSTGRES_ADMIN_URL}/{name}"
+    return f"{server}/{name}"
 
 
 def production_environment(database_url: str, *, redis_db: int) -> dict[str, str]:

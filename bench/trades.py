@@ -24,6 +24,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+import _harness  # noqa: E402
+
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/peerrevenue_bench"
 
 
@@ -43,27 +47,15 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def recreate_database(url: str, name: str) -> None:
-    """Drop and create a scratch database, connecting to the server's maintenance db."""
-    import psycopg
-
-    server = urlparse(url)._replace(path="/postgres").geturl()
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
+def server_of(database_url: str) -> str:
+    return urlparse(database_url)._replace(path="").geturl()
 
 
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "peerrevenue.settings")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    # Production settings: with DEBUG on, Django would also record every query it runs.
-    os.environ.setdefault("DJANGO_DEBUG", "0")
-    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key-" + "x" * 40)
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
+def setup_django(database_url: str) -> None:
+    # Production settings (with DEBUG on, Django would also record every query it runs); no
+    # Redis: nothing on the trade path uses the broker or the cache.
+    _harness.setup_django(_harness.production_environment(database_url, redis_db=0)
+                          | {"REDIS_URL": ""})
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -159,7 +151,7 @@ def run_trades(args: argparse.Namespace) -> dict:
 
 
 def run_pgbench(args: argparse.Namespace) -> float:
-    recreate_database(args.database_url, args.pgbench_db)
+    _harness.scratch_database(args.pgbench_db, server=server_of(args.database_url))
     server = urlparse(args.database_url)
     env = dict(os.environ, PGHOST=server.hostname or "127.0.0.1", PGPORT=str(server.port or 5432))
     if server.username:
@@ -198,8 +190,7 @@ def run_pgbench(args: argparse.Namespace) -> float:
 def main() -> int:
     args = parse_args()
     name = urlparse(args.database_url).path.lstrip("/")
-    recreate_database(args.database_url, name)
-    setup_django(args.database_url)
+    setup_django(_harness.scratch_database(name, server=server_of(args.database_url)))
     trades = run_trades(args)
     print(f"market.trading: {args.threads} threads, {args.terms} terms, {args.seconds:g} s")
     print(f"  trades/s      {trades['trades_per_second']:.0f}  ({trades['trades']:,} trades)")
