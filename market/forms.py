@@ -127,6 +127,10 @@ class QuoteForm(forms.Form):
             self.add_error("budget", "A budget is for buying; to sell, enter a number of shares.")
         return data
 
+    def order(self) -> dict:
+        """The valid order as ``views.price_request`` takes it: side, shares, budget."""
+        return {name: self.cleaned_data[name] for name in ("side", "shares", "budget")}
+
 
 class TradeForm(forms.Form):
     """The confirmation of a quote: exactly what was quoted, the quoted total as the limit, and

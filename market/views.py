@@ -274,12 +274,7 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _render_quote(request, term, form=form, status=400)
     try:
-        priced = price_request(
-            term=term,
-            side=form.cleaned_data["side"],
-            shares=form.cleaned_data["shares"],
-            budget=form.cleaned_data["budget"],
-        )
+        priced = price_request(term=term, **form.order())
     except trading.TradeError as exc:
         return _render_quote(request, term, form=form, error=str(exc), status=409)
     return _render_quote(request, term, form=form, priced=priced)
@@ -294,12 +289,7 @@ def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
         errors = [str(e) for field_errors in form.errors.values() for e in field_errors]
         return _json({"ok": False, "error": " ".join(errors)}, status=400)
     try:
-        priced = price_request(
-            term=term,
-            side=form.cleaned_data["side"],
-            shares=form.cleaned_data["shares"],
-            budget=form.cleaned_data["budget"],
-        )
+        priced = price_request(term=term, **form.order())
     except trading.TradeError as exc:
         return _json({"ok": False, "error": str(exc)}, status=409)
     q = priced.quote
