@@ -5,7 +5,6 @@ from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed
 
 from .models import Category, Listing
-from .typesetting import tex_to_text
 
 FEED_LENGTH = 50
 # XML 1.0 cannot carry C0 control characters other than tab, newline and carriage return, and
@@ -36,10 +35,13 @@ class CategoryFeed(Feed):
         return category.get_absolute_url()
 
     def items(self, category: Category):
-        return Listing.objects.stream(category=category)[:FEED_LENGTH]
+        # The guid names the category: fetch it with the page, not once per entry.
+        return Listing.objects.stream(category=category).select_related("category")[
+            :FEED_LENGTH
+        ]
 
     def item_title(self, listing: Listing) -> str:
-        return xml_text(tex_to_text(listing.paper.title))
+        return xml_text(listing.paper.title_text)
 
     def item_description(self, listing: Listing) -> str:
         return xml_text(listing.paper.abstract_html)

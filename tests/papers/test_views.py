@@ -356,3 +356,15 @@ def test_watching_page_query_count_is_fixed(client, cs_dc, reader):
     few = count_queries()
     make_listed_papers(25, category=cs_dc, date=THURSDAY, first_number=100)
     assert count_queries() == few
+
+
+def test_atom_feed_query_count_is_fixed(client, cs_dc):
+    def count_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/list/cs.DC/feed/").status_code == 200
+        return len(queries)
+
+    make_listed_papers(2, category=cs_dc, date=FRIDAY, first_number=1)
+    few = count_queries()
+    make_listed_papers(20, category=cs_dc, date=THURSDAY, first_number=100)
+    assert count_queries() == few
