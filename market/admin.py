@@ -28,6 +28,7 @@ from .models import (
     Mention,
     Term,
     Trade,
+    slug_is_reserved,
 )
 from .units import format_credits, parse_credits
 
@@ -105,8 +106,30 @@ class ReasonForm(forms.Form):
     )
 
 
+class TermAdminForm(forms.ModelForm):
+    class Meta:
+        model = Term
+        fields = ["phrase", "slug", "aliases", "description", "status", "status_reason", "p0", "k"]
+        help_texts = {
+            # The admin shows help text as HTML, so no angle brackets here.
+            "slug": "The term's address: “kv-cache” is /market/kv-cache/. Leave blank to make "
+            "one from the phrase; it cannot be changed once the term is saved."
+        }
+
+    def clean_slug(self) -> str:
+        slug = self.cleaned_data["slug"]
+        # Term.save() would quietly pick another slug; someone who typed one should know why.
+        if slug and slug_is_reserved(slug):
+            raise forms.ValidationError(
+                f"“{slug}” cannot be a term's slug: /market/{slug}/ is a fixed page of the "
+                "site. Choose another, or leave it blank to make one from the phrase."
+            )
+        return slug
+
+
 @admin.register(Term)
 class TermAdmin(admin.ModelAdmin):
+    form = TermAdminForm
     list_display = [
         "phrase",
         "status",
@@ -188,6 +211,10 @@ class TermAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Term | None = None) -> list[str]:
         fields = list(super().get_readonly_fields(request, obj))
+        if obj is None:
+            # A slug may be typed when listing a term; afterwards it is the term's address,
+            # and changing it would break every link to the term.
+            fields.remove("slug")
         if obj is not None and obj.supply:
             # The curve must keep pricing the shares already out against the reserve.
             fields += ["p0", "k"]

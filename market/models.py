@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F, Q
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 from django.utils.text import slugify
 
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
@@ -21,6 +21,26 @@ from .highlighting import terms_changed
 
 DEFAULT_P0 = 1_000_000  # the first share costs one credit
 DEFAULT_K = 10_000  # and each further share 0.01 credit more
+
+# The URL names of a term's own pages, each taking the slug.
+TERM_PAGES = ("term", "quote", "quote_json", "trade")
+
+
+def slug_is_reserved(slug: str) -> bool:
+    """Whether a term with this slug would lose one of its pages to a fixed page.
+
+    ``/market/rules/`` is the rules page, matched before the term pattern, so a term slugged
+    "rules" would have no page. Asking the URLconf (rather than keeping a list of names) keeps
+    this right when another fixed page arrives under ``/market/``.
+    """
+    for name in TERM_PAGES:
+        try:
+            match = resolve(reverse(f"market:{name}", args=[slug]))
+        except (NoReverseMatch, Resolver404):  # not a URL slug at all; nothing to shadow it
+            return False
+        if match.view_name != f"market:{name}" or match.kwargs.get("slug") != slug:
+            return True
+    return False
 
 
 class TermQuerySet(models.QuerySet):
@@ -95,6 +115,10 @@ class Term(models.Model):
     def save(self, *args, **kwargs) -> None:
         if not self.slug:
             self.slug = slugify(self.phrase)
+        if slug_is_reserved(self.slug):
+            self.slug = self._unreserved_slug(self.slug)
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = [*kwargs["update_fields"], "slug"]
         if self._state.adding:
             if self.supply or self.reserve or self.version:
                 raise ValueError("A new term starts with no shares; trade through market.trading.")
@@ -149,6 +173,18 @@ class Term(models.Model):
             raise ValidationError({"aliases": NUL_IN_JSON})
         if self.pk and self._curve_changed_with_shares_out():
             raise ValidationError("p0 and k can change only while no shares are outstanding.")
+
+    def _unreserved_slug(self, slug: str) -> str:
+        """A slug near ``slug`` that no fixed page and no other term uses: "rules-term", then
+        "rules-term-2" and so on (the admin refuses a reserved slug typed by hand; this is
+        for slugs made from the phrase, or given in code)."""
+        base = f"{slug}-term"
+        others = Term.objects.exclude(pk=self.pk) if self.pk else Term.objects.all()
+        candidate, n = base, 1
+        while slug_is_reserved(candidate) or others.filter(slug=candidate).exists():
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
 
     def _curve_changed_with_shares_out(self) -> bool:
         current = Term.objects.filter(pk=self.pk).values("supply", "p0", "k").first()

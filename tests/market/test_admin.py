@@ -87,6 +87,46 @@ def test_saving_a_term_in_the_admin_never_rewinds_its_supply(staff, trader, kv_c
     assert check_ledger().ok
 
 
+def add_term(staff, **fields):
+    return staff.post(
+        reverse("admin:market_term_add"),
+        {
+            "phrase": "",
+            "slug": "",
+            "aliases": "[]",
+            "description": "",
+            "status": "listed",
+            "status_reason": "",
+            "p0": "1000000",
+            "k": "10000",
+            **fields,
+        },
+    )
+
+
+def test_a_slug_typed_by_hand_cannot_be_a_fixed_page(staff):
+    response = add_term(staff, phrase="Rules", slug="rules")
+    assert response.status_code == 200
+    assert (
+        "“rules” cannot be a term&#x27;s slug: /market/rules/ is a fixed page of the site."
+        in response.content.decode()
+    )
+    assert not Term.objects.exists()
+
+
+def test_a_term_added_in_the_admin_takes_a_typed_slug_or_one_from_the_phrase(staff):
+    assert add_term(staff, phrase="Consensus", slug="agreement").status_code == 302
+    assert add_term(staff, phrase="Rules").status_code == 302
+    assert dict(Term.objects.values_list("phrase", "slug")) == {
+        "Consensus": "agreement",
+        "Rules": "rules-term",
+    }
+    # Once saved, the slug is the term's address and stays put.
+    term = Term.objects.get(phrase="Consensus")
+    page = staff.get(reverse("admin:market_term_change", args=[term.pk])).content.decode()
+    assert 'name="slug"' not in page
+
+
 def test_adjusting_a_balance_writes_a_reasoned_transaction(staff, curator, trader):
     account = Account.objects.get(user=trader)
     url = reverse("admin:market_account_changelist")

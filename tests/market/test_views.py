@@ -13,6 +13,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.urls import resolve
 from django.utils import timezone
 
 from market import curve, highlighting, stats, trading, views
@@ -302,6 +303,31 @@ def test_unknown_term_is_a_404_that_says_so(client, db):
     response = client.get("/market/no-such-word/")
     assert response.status_code == 404
     assert "There is no term “no-such-word” on the market." in page_text(response)
+
+
+def test_a_term_named_like_a_fixed_page_gets_a_slug_of_its_own(client, db):
+    rules = Term.objects.create(phrase="Rules")
+    assert rules.slug == "rules-term"
+    assert resolve(rules.get_absolute_url()).func is views.term_detail
+    assert "Rules" in page_text(client.get(rules.get_absolute_url()))
+    # The rules page is still the rules page.
+    assert resolve("/market/rules/").func is views.rules
+    # Another term of the same family never takes a slug already used.
+    again = Term.objects.create(phrase="rules!")
+    assert again.slug == "rules-term-2"
+    assert resolve(again.get_absolute_url()).func is views.term_detail
+
+
+def test_a_reserved_slug_given_in_code_is_replaced_too(db):
+    term = Term.objects.create(phrase="House rules", slug="rules")
+    assert term.slug == "rules-term"
+    # A row saved before this check existed is moved on its next save, even a partial one.
+    Term.objects.filter(pk=term.pk).update(slug="rules")
+    term.refresh_from_db()
+    term.description = "Edited"
+    term.save(update_fields=["description"])
+    term.refresh_from_db()
+    assert (term.slug, term.description) == ("rules-term", "Edited")
 
 
 # Quote, confirm, trade --------------------------------------------------------------------------
