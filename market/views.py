@@ -27,7 +27,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.ratelimit import is_limited
+from accounts.ratelimit import client_address, is_limited
 from papers.views import paginate
 from peerrevenue.pagecache import cache_page_for_anonymous
 
@@ -42,6 +42,10 @@ SEARCH_MAX_LENGTH = 100
 TOO_FAST = (
     "You are trading too fast: at most {limit:,} trades every {minutes} minutes. "
     "Nothing was traded; wait a little and try again."
+)
+QUOTING_TOO_FAST = (
+    "You are asking for quotes too fast: at most {limit:,} live quotes every {minutes} "
+    "minutes. Wait a little, or press “Get a quote”."
 )
 RULES_FILE = Path(__file__).with_name("rules.md")
 
@@ -283,6 +287,20 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
     """The live quote for quote.js: numbers in µ¢ plus the same words the pages show."""
+    # Signed-in traders count alone, so people sharing an address do not use up each other's
+    # quotes; everyone else counts by address.
+    who = f"user:{request.user.pk}" if request.user.is_authenticated else client_address(request)
+    if is_limited(
+        "quote",
+        who,
+        limit=settings.RATELIMIT_QUOTES_PER_WINDOW,
+        window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
+    ):
+        message = QUOTING_TOO_FAST.format(
+            limit=settings.RATELIMIT_QUOTES_PER_WINDOW,
+            minutes=max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1),
+        )
+        return _json({"ok": False, "error": message}, status=429)
     term = _get_term(slug)
     form = QuoteForm(request.GET)
     if not form.is_valid():

@@ -193,6 +193,9 @@ RATELIMIT_WINDOW_SECONDS = int(os.environ.get("RATELIMIT_WINDOW_SECONDS", "300")
 RATELIMIT_LOGIN_PER_WINDOW = int(os.environ.get("RATELIMIT_LOGIN_PER_WINDOW", "10"))
 RATELIMIT_SIGNUP_PER_WINDOW = int(os.environ.get("RATELIMIT_SIGNUP_PER_WINDOW", "5"))
 RATELIMIT_TRADES_PER_WINDOW = int(os.environ.get("RATELIMIT_TRADES_PER_WINDOW", "300"))
+# Live quotes: the term page asks for one 300 ms after each keystroke, so this allows someone
+# typing without pause for the whole window, and stops a script pricing the market flat out.
+RATELIMIT_QUOTES_PER_WINDOW = int(os.environ.get("RATELIMIT_QUOTES_PER_WINDOW", "1200"))
 
 # Email: the console backend unless SMTP is configured.
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

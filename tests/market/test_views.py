@@ -663,6 +663,36 @@ def test_live_quote_json(trader_client, kv_cache):
     assert "halted (Paused)" in halted.json()["error"]
 
 
+def test_live_quotes_are_rate_limited_per_trader_and_per_address(
+    trader_client, rival, password, settings, kv_cache
+):
+    settings.RATELIMIT_QUOTES_PER_WINDOW = 2
+    url = "/market/kv-cache/quote.json?side=buy&shares=5"
+    for _ in range(2):
+        assert trader_client.get(url).status_code == 200
+    limited = trader_client.get(url)
+    assert limited.status_code == 429
+    assert limited["Cache-Control"] == "no-store"
+    assert limited.json() == {
+        "ok": False,
+        "error": "You are asking for quotes too fast: at most 2 live quotes every 5 minutes. "
+        "Wait a little, or press “Get a quote”.",
+    }
+    # Asking about a term that does not exist counts too, and is refused the same way.
+    assert trader_client.get("/market/nope/quote.json?side=buy&shares=5").status_code == 429
+    # The quote page, which needs no script, still works.
+    assert get_quote(trader_client, side="buy", shares="5").status_code == 200
+
+    # Another trader from the same address has quotes of their own.
+    other = Client()
+    other.login(username=rival.username, password=password)
+    assert other.get(url).status_code == 200
+    # Visitors who are not signed in count by address.
+    visitor, elsewhere = Client(), Client(REMOTE_ADDR="192.0.2.7")
+    assert [visitor.get(url).status_code for _ in range(3)] == [200, 200, 429]
+    assert elsewhere.get(url).status_code == 200
+
+
 def test_pages_carry_no_inline_script(trader_client, trader, kv_cache):
     buy(trader, kv_cache, 1)
     for url in ("/market/", "/market/kv-cache/", "/market/kv-cache/quote/?side=buy&shares=1",

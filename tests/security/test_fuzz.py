@@ -102,6 +102,7 @@ def no_rate_limits(settings) -> None:
     settings.RATELIMIT_LOGIN_PER_WINDOW = 10**9
     settings.RATELIMIT_SIGNUP_PER_WINDOW = 10**9
     settings.RATELIMIT_TRADES_PER_WINDOW = 10**9
+    settings.RATELIMIT_QUOTES_PER_WINDOW = 10**9
 
 
 @pytest.fixture
