@@ -6,14 +6,20 @@ and all write balanced ledger transactions.
 
 Concurrency. Each operation is one database transaction. A trade locks the term row, then the
 trader's account row (``SELECT … FOR UPDATE``, always in that order, so two trades can never
-wait on each other in a cycle), checks, and then writes everything in a single statement of
-relative updates (``supply = supply + n``), so the database does the arithmetic on the locked
-rows. The only other row a trade locks is its fee account row, in that last statement just
-before COMMIT, so that lock is held briefly; the fee account is sharded by term (see
-``Account``) so trades on different terms rarely meet there. Dividends lock the term, then the
-holders' accounts in id order, then the issuance account; adjustments lock the account, then
-issuance. Should Postgres still report a serialization failure or a deadlock, the whole
-transaction is retried with bounded, jittered exponential backoff.
+wait on each other in a cycle), checks, and then writes with relative updates
+(``supply = supply + n``), so the database does the arithmetic on the locked rows. The only
+other row a trade locks is its fee account row, in its last statement just before COMMIT, so
+that lock is held briefly; the fee account is sharded by term (see ``Account``) so trades on
+different terms rarely meet there. Dividends lock the term, then the holders' accounts in id
+order, then the issuance account; adjustments lock the account, then issuance. Should Postgres
+still report a serialization failure or a deadlock, the whole transaction is retried with
+bounded, jittered exponential backoff.
+
+Round trips. On Postgres a trade is one call of the server-side function
+``market_place_trade`` (market/migrations/0005), made in autocommit mode so that the call is
+the whole transaction: one round trip per trade. The function decides and writes; when it
+refuses, this module works out the same refusal from the facts it returns and says why. Other
+databases (SQLite, for the zero-setup site) run the same steps through the ORM.
 
 Idempotency. A trade carries a client key, unique per account. A repeated key returns the
 original trade and changes nothing: the key is re-checked after the account row is locked, and
@@ -26,8 +32,8 @@ or reaches the trader's cash. ``None`` means no limit.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
-import functools
 import logging
 import random
 import threading
@@ -136,8 +142,13 @@ def _violates(exc: IntegrityError, constraint: str) -> bool:
     return getattr(diag, "constraint_name", None) == constraint
 
 
-def _atomic_with_retries(work: Callable[[], T]) -> T:
-    """Run ``work`` in one transaction, retrying on serialization failure or deadlock."""
+def _atomic_with_retries(work: Callable[[], T], *, statement: bool = False) -> T:
+    """Run ``work`` in one transaction, retrying on serialization failure or deadlock.
+
+    ``statement=True`` says ``work`` is a single SQL statement: outside a transaction it then
+    runs in autocommit mode, where the statement is its own transaction and BEGIN and COMMIT
+    cost no round trips of their own.
+    """
     global _retries
     if connection.in_atomic_block:
         # The caller owns the transaction; replaying only our part of it would be wrong, so run
@@ -146,6 +157,8 @@ def _atomic_with_retries(work: Callable[[], T]) -> T:
             return work()
     for attempt in range(1, MAX_ATTEMPTS + 1):
         try:
+            if statement:
+                return work()
             with transaction.atomic():
                 return work()
         except OperationalError as exc:
@@ -377,12 +390,9 @@ def sell(*, user, term: Term, shares: int, min_proceeds: int | None, key: str) -
 def _trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: str) -> Trade:
     if user is None or not getattr(user, "pk", None):
         raise InvalidRequest("Sign in to trade.")
+    place = _place_on_postgres if connection.vendor == "postgresql" else _place_with_orm
     try:
-        return _atomic_with_retries(
-            lambda: _apply_trade(
-                user=user, term_id=term.pk, side=side, shares=shares, limit=limit, key=key
-            )
-        )
+        return place(user=user, term=term, side=side, shares=shares, limit=limit, key=key)
     except IntegrityError as exc:
         if not _violates(exc, "unique_trade_key_per_account"):
             raise
@@ -391,106 +401,18 @@ def _trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
         return Trade.objects.select_related("term").get(account__user=user, key=key)
 
 
-def _fetchone(sql: str, params: dict) -> tuple | None:
-    """Run one of the trade path's fixed statements as a prepared statement.
-
-    Django's cursors bind parameters on the client, so Postgres parses and plans every
-    statement afresh; the trade path runs the same three statements thousands of times, so it
-    uses a server-side-binding psycopg cursor on Django's own connection (same transaction)
-    and lets Postgres keep the plans. Errors are wrapped exactly as Django wraps them.
-    """
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
-        return cursor.fetchone()
-
-
-def _lock_term_and_account(
-    *, user, term_id: int, key: str
-) -> tuple[Term, tuple[int, int, int | None, int | None, int | None] | None]:
-    """Lock the term row, then the trader's account row, in one round trip.
-
-    Both ``SELECT … FOR UPDATE`` statements (and the transaction's BEGIN) go out together in
-    psycopg's pipeline mode; Postgres still runs them one after the other, so the term is always
-    locked before the account, as everywhere else. The account statement also reads, after the
-    term lock was granted, what the trade needs: (account id, cash, id of an earlier trade with
-    this key, shares held, fee account id); None when the user has no account yet.
-    """
-    connection.ensure_connection()
-    params = {"user": user.pk, "term": term_id, "key": key, "shard": _fee_shard(term_id)}
-    conn = connection.connection
-    with (
-        connection.wrap_database_errors,
-        conn.pipeline(),
-        psycopg.Cursor(conn) as term_cursor,
-        psycopg.Cursor(conn) as account_cursor,
-    ):
-        term_cursor.execute(_lock_term_sql(), {"term": term_id}, prepare=True)
-        account_cursor.execute(_lock_account_sql(), params, prepare=True)
-        term_row = term_cursor.fetchone()
-        account_row = account_cursor.fetchone()
-    if term_row is None:
-        raise TermNotTradable("That term does not exist (any more); pick one from the market.")
-    fields = [f.attname for f in Term._meta.concrete_fields]
-    return Term.from_db(connection.alias, fields, term_row), account_row
-
-
-def _account_facts(
-    *, user, term_id: int, row: tuple | None
-) -> tuple[int, int, int | None, int | None, int]:
-    if row is not None:
-        account_id, cash, existing, held, fee_account = row
-    else:
-        # A user from before the market existed: open the account inside this transaction.
-        account = open_account(user=user)
-        account_id, cash, existing, held, fee_account = account.pk, account.cash, None, None, None
-    if fee_account is None:
-        fee_account = Account.objects.system(Account.Kind.FEES, shard=_fee_shard(term_id)).pk
-    return account_id, cash, existing, held, fee_account
-
-
-@functools.cache
-def _lock_term_sql() -> str:
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in Term._meta.concrete_fields)
-    return f"SELECT {columns} FROM {Term._meta.db_table} WHERE id = %(term)s FOR UPDATE"
-
-
 def _fee_shard(term_id: int) -> int:
     # By term: trades on one term already queue on its lock, so they lose nothing by sharing
     # a fee row, while trades on different terms mostly write different fee rows.
     return term_id % Account.FEE_SHARDS
 
 
-@functools.cache
-def _lock_account_sql() -> str:
-    account, trade, holding = (
-        Account._meta.db_table,
-        Trade._meta.db_table,
-        Holding._meta.db_table,
-    )
-    return f"""
-        SELECT a.id, a.cash,
-            (SELECT t.id FROM {trade} t WHERE t.account_id = a.id AND t.key = %(key)s),
-            (SELECT h.shares FROM {holding} h
-             WHERE h.account_id = a.id AND h.term_id = %(term)s),
-            (SELECT f.id FROM {account} f
-             WHERE f.kind = '{Account.Kind.FEES}' AND f.shard = %(shard)s)
-        FROM {account} a WHERE a.user_id = %(user)s
-        FOR UPDATE OF a"""
-
-
-def _apply_trade(
-    *, user, term_id: int, side: str, shares: int, limit: int | None, key: str
-) -> Trade:
-    term, account_row = _lock_term_and_account(user=user, term_id=term_id, key=key)
-    account_id, cash, existing, held, fee_account = _account_facts(
-        user=user, term_id=term_id, row=account_row
-    )
-    if existing is not None:
-        return Trade.objects.select_related("term").get(pk=existing)
+def _priced_or_refused(
+    *, term: Term, side: str, shares: int, limit: int | None, cash: int, held: int
+) -> Quote:
+    """The quote for a trade on the locked ``term`` by a trader with ``cash`` and ``held``
+    shares, or the refusal (a ``TradeError`` saying what to do) if it cannot happen."""
     _refuse_untradable(term)
-
-    held = held or 0
     if side == Trade.Side.SELL and shares > held:
         raise InsufficientShares(
             f"You hold {_shares(held)} of “{term.phrase}” and cannot sell {shares:,}. "
@@ -523,15 +445,21 @@ def _apply_trade(
             f"{format_credits(q.total)} after the fee, below your minimum of "
             f"{format_credits(limit)}. Check the new quote and try again."
         )
+    return q
 
-    sign = 1 if side == Trade.Side.BUY else -1
-    now = timezone.now()
+
+def _traded(
+    *, term: Term, account_id: int, key: str, q: Quote, pk: int, transaction_id: int, at
+) -> Trade:
+    """The Trade that was written for quote ``q``, with ``term`` moved to its new state."""
     trade = Trade(
+        pk=pk,
         account_id=account_id,
         term=term,
+        transaction_id=transaction_id,
         key=key,
-        side=side,
-        shares=shares,
+        side=q.side,
+        shares=q.shares,
         amount=q.amount,
         fee=q.fee,
         supply_before=q.supply_before,
@@ -539,100 +467,167 @@ def _apply_trade(
         price_before=q.price_before,
         price_after=q.price_after,
         term_version=term.version + 1,
-        created_at=now,
+        created_at=at,
     )
-    trade.pk, trade.transaction_id = _fetchone(
-        _trade_write_sql(side),
-        {
-            "term": term_id,
-            "account": account_id,
-            "fee_account": fee_account,
-            "shares": sign * shares,
-            "amount": sign * q.amount,
-            "cash": trade.cash_change,
-            "fee": q.fee,
-            "now": now,
-            "key": key,
-            "side": side,
-            "trade_shares": shares,
-            "trade_amount": q.amount,
-            "supply_before": q.supply_before,
-            "supply_after": q.supply_after,
-            "price_before": q.price_before,
-            "price_after": q.price_after,
-            "version": trade.term_version,
-        },
-    )
-    term.supply, term.reserve, term.version = (
-        q.supply_after,
-        term.reserve + sign * q.amount,
-        trade.term_version,
-    )
+    trade._state.adding = False
+    term.supply = q.supply_after
+    term.reserve += q.amount if q.side == Trade.Side.BUY else -q.amount
+    term.version = trade.term_version
     return trade
 
 
-@functools.cache
-def _trade_write_sql(side: str) -> str:
-    """Every write of a trade in one statement, so a trade costs one round trip to write.
+# On Postgres: one function call ------------------------------------------------------------
 
-    The same updates as the ORM would issue one by one: relative updates of the term, the
-    trader's cash and holding (rows this transaction has locked), the ledger transaction with
-    its entries, the trade row, and last the fee account. A repeated key fails the whole
-    statement on the unique (account, key) constraint, so nothing is half-written.
-    """
-    term, account, holding = Term._meta.db_table, Account._meta.db_table, Holding._meta.db_table
-    txn, entry, trade = (
-        LedgerTransaction._meta.db_table,
-        Entry._meta.db_table,
-        Trade._meta.db_table,
+# Casts pin the argument types, so the plan psycopg prepares is reused whatever the values.
+_PLACE_TRADE_SQL = (
+    "SELECT * FROM market_place_trade(%s::bigint, %s::bigint, %s::text, %s::bigint, "
+    "%s::bigint, %s::text, %s::integer, %s::integer)"
+)
+_BIGINT_MAX = 2**63 - 1
+
+
+def _place_on_postgres(
+    *, user, term: Term, side: str, shares: int, limit: int | None, key: str
+) -> Trade:
+    """Trade through ``market_place_trade`` (market/migrations/0005), which locks, checks and
+    writes in one statement. Outside a transaction that statement is the whole transaction, so
+    a trade costs a single round trip; the function decides and this explains its refusals."""
+    # No amount in a bigint column exceeds _BIGINT_MAX, so the clamped limit allows and refuses
+    # the same trades as the trader's own.
+    sql_limit = None if limit is None else min(limit, _BIGINT_MAX)
+    shard = _fee_shard(term.pk)
+    params = (
+        user.pk,
+        term.pk,
+        side,
+        shares,
+        sql_limit,
+        key,
+        settings.MARKET_FEE_BASIS_POINTS,
+        shard,
     )
-    if side == Trade.Side.BUY:
-        # The first purchase creates the holding row; nobody else can, we hold the term lock.
-        holding_sql = f"""
-            INSERT INTO {holding} (account_id, term_id, shares)
-            VALUES (%(account)s, %(term)s, %(shares)s)
-            ON CONFLICT (account_id, term_id)
-            DO UPDATE SET shares = {holding}.shares + EXCLUDED.shares"""
-    else:
-        holding_sql = f"""
-            UPDATE {holding} SET shares = shares + %(shares)s
-            WHERE account_id = %(account)s AND term_id = %(term)s"""
-    return f"""
-        WITH term_row AS (
-            UPDATE {term}
-            SET supply = supply + %(shares)s, reserve = reserve + %(amount)s,
-                version = version + 1
-            WHERE id = %(term)s
-        ), trader AS (
-            UPDATE {account} SET cash = cash + %(cash)s WHERE id = %(account)s
-        ), holding AS ({holding_sql}
-        ), txn AS (
-            INSERT INTO {txn} (kind, memo, created_at)
-            VALUES ('{LedgerTransaction.Kind.TRADE}', '', %(now)s) RETURNING id
-        ), entries AS (
-            INSERT INTO {entry} (transaction_id, account_id, term_id, asset, amount)
-            SELECT txn.id, leg.account_id, leg.term_id, leg.asset, leg.amount
-            FROM txn, (VALUES
-                (%(account)s::bigint, NULL::bigint, 'cash', %(cash)s::bigint),
-                (NULL, %(term)s, 'cash', %(amount)s),
-                (%(account)s, %(term)s, 'shares', %(shares)s),
-                (NULL, %(term)s, 'shares', -%(shares)s),
-                (%(fee_account)s, NULL, 'cash', %(fee)s)
-            ) AS leg (account_id, term_id, asset, amount)
-            WHERE leg.amount <> 0
-        ), fees AS (
-            UPDATE {account} SET cash = cash + %(fee)s
-            WHERE id = %(fee_account)s AND %(fee)s <> 0
+    while True:
+        row = _atomic_with_retries(lambda: _fetchone(_PLACE_TRADE_SQL, params), statement=True)
+        result, trade_id, transaction_id, traded_at, account_id, cash, held, *term_row = row
+        if result == "no_account":
+            # A user from before the market existed: open the account, then trade.
+            open_account(user=user)
+        elif result == "no_fee_account":
+            Account.objects.system(Account.Kind.FEES, shard=shard)
+        else:
+            break
+    if result == "no_term":
+        raise TermNotTradable("That term does not exist (any more); pick one from the market.")
+    if result == "repeat":
+        return Trade.objects.select_related("term").get(pk=trade_id)
+    locked = copy.copy(term)
+    (
+        locked.phrase,
+        locked.status,
+        locked.status_reason,
+        locked.p0,
+        locked.k,
+        locked.supply,
+        locked.reserve,
+        locked.version,
+    ) = term_row
+    q = _priced_or_refused(term=locked, side=side, shares=shares, limit=limit, cash=cash, held=held)
+    if result != "traded":
+        raise AssertionError(f"market_place_trade refused a trade market.trading allows: {row}")
+    return _traded(
+        term=locked,
+        account_id=account_id,
+        key=key,
+        q=q,
+        pk=trade_id,
+        transaction_id=transaction_id,
+        at=traded_at,
+    )
+
+
+def _fetchone(sql: str, params: Sequence[object]) -> tuple:
+    """Run a fixed statement of the trade path as a prepared statement.
+
+    Django's cursors bind parameters on the client, so Postgres would parse and plan the call
+    afresh each time; a server-side-binding psycopg cursor on Django's own connection (same
+    transaction, if any) lets Postgres keep the plan. Errors are wrapped as Django wraps them.
+    """
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, prepare=True)
+        return cursor.fetchone()
+
+
+# Elsewhere (SQLite): the same trade through the ORM -------------------------------------
+
+
+def _place_with_orm(
+    *, user, term: Term, side: str, shares: int, limit: int | None, key: str
+) -> Trade:
+    """The trade ``market_place_trade`` makes, in one ORM transaction with the same locks in
+    the same order (where the database has row locks; SQLite locks the whole file)."""
+
+    def work() -> Trade:
+        locked = Term.objects.select_for_update().filter(pk=term.pk).first()
+        if locked is None:
+            raise TermNotTradable("That term does not exist (any more); pick one from the market.")
+        account = Account.objects.select_for_update().filter(user=user).first()
+        if account is None:
+            account = open_account(user=user)
+        existing = Trade.objects.select_related("term").filter(account=account, key=key).first()
+        if existing is not None:
+            return existing
+        held = (
+            Holding.objects.filter(account=account, term=locked)
+            .values_list("shares", flat=True)
+            .first()
         )
-        INSERT INTO {trade} (
-            account_id, term_id, transaction_id, key, side, shares, amount, fee,
-            supply_before, supply_after, price_before, price_after, term_version, created_at
+        q = _priced_or_refused(
+            term=locked, side=side, shares=shares, limit=limit, cash=account.cash, held=held or 0
         )
-        SELECT %(account)s, %(term)s, txn.id, %(key)s, %(side)s, %(trade_shares)s,
-            %(trade_amount)s, %(fee)s, %(supply_before)s, %(supply_after)s, %(price_before)s,
-            %(price_after)s, %(version)s, %(now)s
-        FROM txn
-        RETURNING id, transaction_id"""
+        fee_account = Account.objects.system(Account.Kind.FEES, shard=_fee_shard(locked.pk))
+        sign = 1 if side == Trade.Side.BUY else -1
+        cash_change = -q.total if side == Trade.Side.BUY else q.total
+        Term.objects.filter(pk=locked.pk).update(
+            supply=F("supply") + sign * shares,
+            reserve=F("reserve") + sign * q.amount,
+            version=F("version") + 1,
+        )
+        Account.objects.filter(pk=account.pk).update(cash=F("cash") + cash_change)
+        if held is None:
+            Holding.objects.create(account=account, term=locked, shares=shares)
+        else:
+            Holding.objects.filter(account=account, term=locked).update(
+                shares=F("shares") + sign * shares
+            )
+        txn = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.TRADE)
+        legs = [
+            (account.pk, None, Entry.Asset.CASH, cash_change),
+            (None, locked.pk, Entry.Asset.CASH, sign * q.amount),
+            (account.pk, locked.pk, Entry.Asset.SHARES, sign * shares),
+            (None, locked.pk, Entry.Asset.SHARES, -sign * shares),
+            (fee_account.pk, None, Entry.Asset.CASH, q.fee),
+        ]
+        Entry.objects.bulk_create(
+            Entry(transaction=txn, account_id=account_id, term_id=term_id, asset=asset, amount=n)
+            for account_id, term_id, asset, n in legs
+            if n
+        )
+        trade = _traded(
+            term=locked,
+            account_id=account.pk,
+            key=key,
+            q=q,
+            pk=None,
+            transaction_id=txn.pk,
+            at=txn.created_at,
+        )
+        trade.save(force_insert=True)
+        if q.fee:
+            Account.objects.filter(pk=fee_account.pk).update(cash=F("cash") + q.fee)
+        return trade
+
+    return _atomic_with_retries(work)
 
 
 # Dividends --------------------------------------------------------------------------------
