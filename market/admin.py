@@ -17,6 +17,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path
 
+from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
+
 from . import trading
 from .candidates import candidate_terms
 from .models import (
@@ -130,6 +132,7 @@ class TermAdminForm(forms.ModelForm):
 @admin.register(Term)
 class TermAdmin(admin.ModelAdmin):
     form = TermAdminForm
+    formfield_overrides = JSON_FORMFIELD_OVERRIDES
     list_display = [
         "phrase",
         "status",

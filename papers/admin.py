@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
 from peerrevenue.pagecache import invalidate_pages
 
 from .models import Category, IngestRun, Listing, Paper, PaperVersion
@@ -51,6 +52,7 @@ class PaperAdmin(admin.ModelAdmin):
     inlines = [ListingInline, PaperVersionInline]
     actions = ["hide", "unhide"]
     date_hierarchy = "submitted_at"
+    formfield_overrides = JSON_FORMFIELD_OVERRIDES
 
     @admin.display(description="Title")
     def short_title(self, paper: Paper) -> str:

@@ -405,7 +405,7 @@ def admin_form(staff_client) -> Callable[[str, str], dict[str, str]]:
 
 
 json_hostile = st.one_of(
-    hostile.filter(lambda text: len(text) < 4300),
+    hostile,  # "9" * 5000 among them: more digits than Python converts
     json_values.map(json.dumps),
     st.just('["\\u0000"]'),
 )
