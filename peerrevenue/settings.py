@@ -90,6 +90,15 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django binds its own queries on the client, so they are never prepared whatever this
+    # says; it applies only to market.trading's one server-side-bound statement, which runs
+    # thousands of times a connection. Set it empty behind a pooler that cannot keep
+    # prepared statements (PgBouncer before 1.21 in transaction mode).
+    threshold = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5")
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
+        int(threshold) if threshold else None
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
