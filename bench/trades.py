@@ -207,6 +207,12 @@ def main() -> int:
     print(f"  tps           {tps:.0f}")
     ratio = trades["trades_per_second"] / tps
     print(f"ratio trades/s ÷ pgbench tps = {ratio:.2f} (goal ≥ 0.25)")
+    verdict = "PASS" if ratio >= 0.25 and trades["ledger_ok"] else "FAIL"
+    print(
+        f"summary: trades {trades['trades_per_second']:,.0f}/s (p50 {trades['p50_ms']:.1f} ms, "
+        f"p99 {trades['p99_ms']:.1f} ms) vs pgbench {tps:,.0f} tps, ratio {ratio:.2f} "
+        f"(goal >= 0.25) {verdict}"
+    )
     return 0 if trades["ledger_ok"] else 1
 
 
