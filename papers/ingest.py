@@ -36,6 +36,7 @@ from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from papers.identifiers import ARXIV_ID
 from papers.models import Category, IngestRun, Listing, Paper, PaperVersion
 from peerrevenue.pagecache import invalidate_pages
 
@@ -48,10 +49,11 @@ ARXIV = "{http://arxiv.org/schemas/atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 
 # `oai:arXiv.org:2411.01234v2`, `http://arxiv.org/abs/2411.01234v2`, `arXiv:2411.01234v2` and
-# old-style ids such as `cs/0112017v1`.
+# old-style ids such as `cs/0112017v1`. The id is the pattern the paper URL and the admin's
+# validator use, so every id stored here has a page.
 ARXIV_ID_RE = re.compile(
     r"(?:oai:arXiv\.org:|arxiv\.org/abs/|^arXiv:)"
-    r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})v(?P<version>\d+)$",
+    rf"(?P<id>{ARXIV_ID})v(?P<version>\d+)$",
     re.IGNORECASE,
 )
 ANNOUNCE_TYPES = frozenset(Listing.AnnounceType.values)

@@ -3,11 +3,13 @@ from django.views.generic import RedirectView
 
 from . import views
 from .feeds import CategoryFeed
+from .identifiers import ARXIV_ID as ARXIV_ID_PATTERN
 
 app_name = "papers"
 
-# arXiv identifiers: 2411.01234 (since 2007) or cs/0101001 (archive/number, before that).
-ARXIV_ID = r"(?P<arxiv_id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})"
+# arXiv identifiers: 2411.01234 (since 2007) or cs/0101001 (archive/number, before that). The
+# pattern lives in papers.identifiers, which the model validator and the ingest read too.
+ARXIV_ID = rf"(?P<arxiv_id>{ARXIV_ID_PATTERN})"
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/list/cs.DC/", permanent=False), name="home"),

@@ -25,6 +25,7 @@ from django.urls.resolvers import RegexPattern, RoutePattern
 from market import trading
 from market.models import Account, Term, Trade
 from papers.models import Paper, Watch
+from papers.urls import ARXIV_ID
 from tests.factories import list_paper, make_paper
 from tests.security.helpers import form_data, site_state
 
@@ -80,7 +81,6 @@ SAMPLES = {
 # Parameters outside the admin: none of them can name a user or an account.
 PUBLIC_PARAMETERS = {"code", "date", "arxiv_id", "archive_code", "slug", "uidb64", "token"}
 # Unnamed regex routes cannot be reversed; each gets a concrete address here.
-ARXIV_ID = r"(?P<arxiv_id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})"
 UNNAMED_REGEX_ROUTES = {
     rf"^abs/{ARXIV_ID}v\d+/$": "/abs/2611.00001v2/",
     "admin/(?P<url>.*)$": "/admin/nowhere/",
