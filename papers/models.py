@@ -9,11 +9,21 @@ from django.urls import reverse
 
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
+from .identifiers import validate_archive_code, validate_arxiv_id, validate_category_code
+
 
 class Category(models.Model):
-    code = models.CharField(max_length=32, unique=True, help_text="arXiv code, e.g. cs.DC")
+    # The validators keep both codes usable in /list/<code>/ and /archive/<archive_code>/.
+    code = models.CharField(
+        max_length=32,
+        unique=True,
+        validators=[validate_category_code],
+        help_text="arXiv code, e.g. cs.DC",
+    )
     name = models.CharField(max_length=200)
-    archive_code = models.CharField(max_length=32, help_text="e.g. cs")
+    archive_code = models.CharField(
+        max_length=32, validators=[validate_archive_code], help_text="e.g. cs"
+    )
     archive_name = models.CharField(max_length=200, help_text="e.g. Computer Science")
     ingest_enabled = models.BooleanField(
         default=False, help_text="Fetch this category's feed on the daily schedule."
@@ -62,7 +72,13 @@ class PaperQuerySet(models.QuerySet):
 
 
 class Paper(models.Model):
-    arxiv_id = models.CharField(max_length=32, unique=True, help_text="Without the version")
+    # The validator is the paper URL's own pattern: get_absolute_url() must work for every row.
+    arxiv_id = models.CharField(
+        max_length=32,
+        unique=True,
+        validators=[validate_arxiv_id],
+        help_text="Without the version, e.g. 2611.01234 or math.GT/0309136",
+    )
     version = models.PositiveIntegerField(default=1, help_text="Current version number")
     title = models.TextField(help_text="Raw TeX as arXiv sends it")
     title_html = models.TextField(blank=True)
@@ -237,6 +253,7 @@ class Listing(models.Model):
 
     def __str__(self) -> str:
         return f"{self.category.code} {self.date} {self.paper.arxiv_id} ({self.announce_type})"
+
 
 class IngestRunQuerySet(models.QuerySet):
     def mark_interrupted(self, *, category: Category) -> int:
