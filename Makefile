@@ -32,3 +32,4 @@ test: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .

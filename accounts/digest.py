@@ -57,9 +57,11 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
     repeated runs (a re-ingest, a retried task) send at most one digest per user and day.
     """
     base_url = base_url or settings.SITE_URL
-    subscribers = get_user_model().objects.filter(
-        is_active=True, preferences__daily_digest=True
-    ).exclude(email="")
+    subscribers = (
+        get_user_model()
+        .objects.filter(is_active=True, preferences__daily_digest=True)
+        .exclude(email="")
+    )
     tickers = load_tickers()
     sent = 0
     for user in subscribers:
@@ -74,7 +76,10 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
         except IntegrityError:
             continue  # another run claimed this user for the day
         context = {
-            "user": user, "date": date, "listings": listings, "moves": moves,
+            "user": user,
+            "date": date,
+            "listings": listings,
+            "moves": moves,
             "base_url": base_url.rstrip("/"),
         }
         message = EmailMultiAlternatives(

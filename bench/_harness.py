@@ -76,8 +76,18 @@ def wait_for(url: str, timeout: float = 30) -> None:
 
 def start_gunicorn(app: str, *, port: int, env: dict[str, str], workers: int = 2):
     return subprocess.Popen(
-        [str(BIN / "gunicorn"), app, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-         "--log-level", "warning", "--chdir", str(ROOT)],
+        [
+            str(BIN / "gunicorn"),
+            app,
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+            "--chdir",
+            str(ROOT),
+        ],
         env=os.environ | env,
         cwd=ROOT,
     )

@@ -102,9 +102,7 @@ def rss(
         if rng.random() < 0.3:
             title += " in " + formula(rng)
         authors = ", ".join(rng.sample(AUTHORS, rng.randint(1, 7)))
-        description = (
-            f"arXiv:{number}v1 Announce Type: {kind} \nAbstract: {abstract(rng)}"
-        )
+        description = f"arXiv:{number}v1 Announce Type: {kind} \nAbstract: {abstract(rng)}"
         out += [
             "<item>",
             f"<title>{escape(title)}</title>",

@@ -72,11 +72,15 @@ def main() -> None:
     print(f"feed:                 {args.items:,} items, {size / 1e6:.1f} MB, {args.terms} terms")
     for label, seconds in (("feedparser alone", parse_seconds), ("whole ingest", ingest_seconds)):
         print(f"{label + ':':<22}{seconds:.2f} s ({args.items / seconds:,.0f} items/s)")
-    print(f"papers created:       {run.papers_created:,}, listings {run.listings_created:,}, "
-          f"mentions {Mention.objects.count():,}")
-    print(f"summary: ingest {args.items / ingest_seconds:,.0f} items/s, bare parse "
-          f"{args.items / parse_seconds:,.0f} items/s, ratio {ratio:.1f}x (goal <= 5x) "
-          f"{'PASS' if ratio <= 5 else 'FAIL'}")
+    print(
+        f"papers created:       {run.papers_created:,}, listings {run.listings_created:,}, "
+        f"mentions {Mention.objects.count():,}"
+    )
+    print(
+        f"summary: ingest {args.items / ingest_seconds:,.0f} items/s, bare parse "
+        f"{args.items / parse_seconds:,.0f} items/s, ratio {ratio:.1f}x (goal <= 5x) "
+        f"{'PASS' if ratio <= 5 else 'FAIL'}"
+    )
 
 
 if __name__ == "__main__":

@@ -52,21 +52,25 @@ def seed() -> None:
     call_command("collectstatic", interactive=False, verbosity=0)
     call_command("load_starter_terms", verbosity=0)
     extra = TERMS - Term.objects.count()
-    Term.objects.bulk_create(Term(phrase=f"benchmark term {n}", slug=f"benchmark-term-{n}")
-                             for n in range(extra))
+    Term.objects.bulk_create(
+        Term(phrase=f"benchmark term {n}", slug=f"benchmark-term-{n}") for n in range(extra)
+    )
     category = Category.objects.get(code="cs.DC")
     with tempfile.TemporaryDirectory() as folder:
         for number, day in enumerate(WEEK):
             path = Path(folder) / f"{day}.rss"
-            path.write_bytes(rss(date=day, items=PAPERS_PER_DAY, seed=number,
-                                 first_number=1 + number * 1000))
+            path.write_bytes(
+                rss(date=day, items=PAPERS_PER_DAY, seed=number, first_number=1 + number * 1000)
+            )
             ingest_category(category=category, file=path, enrich=False)
 
 
 def wrk(url: str, *, seconds: int, connections: int) -> float:
     output = subprocess.run(
         ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", url],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     if errors:
@@ -108,9 +112,14 @@ def main() -> None:
         body_file.flush()
         trivial_port = free_port()
         trivial = start_gunicorn(
-            "static_app:app", port=trivial_port,
-            env=env | {"BENCH_BODY_FILE": body_file.name, "BENCH_CONTENT_TYPE": content_type,
-                       "PYTHONPATH": str(Path(__file__).resolve().parent)},
+            "static_app:app",
+            port=trivial_port,
+            env=env
+            | {
+                "BENCH_BODY_FILE": body_file.name,
+                "BENCH_CONTENT_TYPE": content_type,
+                "PYTHONPATH": str(Path(__file__).resolve().parent),
+            },
         )
         trivial_url = f"http://127.0.0.1:{trivial_port}/"
         wait_for(trivial_url)
@@ -118,10 +127,10 @@ def main() -> None:
         # then weighs on both sides alike.
         django_rates, trivial_rates = [], []
         for _ in range(args.rounds):
-            django_rates.append(wrk(site_url, seconds=args.seconds,
-                                    connections=args.connections))
-            trivial_rates.append(wrk(trivial_url, seconds=args.seconds,
-                                     connections=args.connections))
+            django_rates.append(wrk(site_url, seconds=args.seconds, connections=args.connections))
+            trivial_rates.append(
+                wrk(trivial_url, seconds=args.seconds, connections=args.connections)
+            )
     finally:
         stop(site)
         if trivial is not None:
@@ -129,16 +138,22 @@ def main() -> None:
         body_file.close()
     django_rate = statistics.median(django_rates)
     trivial_rate = statistics.median(trivial_rates)
-    print("rounds (Django / trivial): " + ", ".join(
-        f"{d:,.0f} / {t:,.0f}" for d, t in zip(django_rates, trivial_rates, strict=True)))
+    print(
+        "rounds (Django / trivial): "
+        + ", ".join(
+            f"{d:,.0f} / {t:,.0f}" for d, t in zip(django_rates, trivial_rates, strict=True)
+        )
+    )
 
     ratio = django_rate / trivial_rate
     print(f"listings in database:        {papers}")
     print(f"page:                        {path} ({len(body):,} bytes)")
     print(f"Django (gunicorn, 2 workers): {django_rate:,.0f} requests/s (median)")
     print(f"trivial WSGI app, same bytes: {trivial_rate:,.0f} requests/s (median)")
-    print(f"summary: pages {django_rate:,.0f} req/s vs trivial {trivial_rate:,.0f} req/s, "
-          f"ratio {ratio:.2f} (goal >= 0.5) {'PASS' if ratio >= 0.5 else 'FAIL'}")
+    print(
+        f"summary: pages {django_rate:,.0f} req/s vs trivial {trivial_rate:,.0f} req/s, "
+        f"ratio {ratio:.2f} (goal >= 0.5) {'PASS' if ratio >= 0.5 else 'FAIL'}"
+    )
 
 
 if __name__ == "__main__":

@@ -54,8 +54,9 @@ def server_of(database_url: str) -> str:
 def setup_django(database_url: str) -> None:
     # Production settings (with DEBUG on, Django would also record every query it runs); no
     # Redis: nothing on the trade path uses the broker or the cache.
-    _harness.setup_django(_harness.production_environment(database_url, redis_db=0)
-                          | {"REDIS_URL": ""})
+    _harness.setup_django(
+        _harness.production_environment(database_url, redis_db=0) | {"REDIS_URL": ""}
+    )
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)

@@ -69,8 +69,9 @@ def candidate_terms(
     """The most used unlisted phrases in papers announced since ``since`` (default: a week)."""
     since = since or _default_since()
     papers = (
-        Listing.objects.filter(date__gte=since, announce_type__in=Listing.STREAM_TYPES,
-                               paper__hidden=False)
+        Listing.objects.filter(
+            date__gte=since, announce_type__in=Listing.STREAM_TYPES, paper__hidden=False
+        )
         .values_list("paper__title", "paper__abstract")
         .distinct()
     )

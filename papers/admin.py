@@ -37,7 +37,12 @@ class PaperVersionInline(admin.TabularInline):
 @admin.register(Paper)
 class PaperAdmin(admin.ModelAdmin):
     list_display = [
-        "arxiv_id", "version", "short_title", "primary_category", "hidden", "updated_at"
+        "arxiv_id",
+        "version",
+        "short_title",
+        "primary_category",
+        "hidden",
+        "updated_at",
     ]
     list_filter = [
         "hidden",
@@ -47,7 +52,11 @@ class PaperAdmin(admin.ModelAdmin):
     ]
     search_fields = ["arxiv_id", "title", "authors_text"]
     readonly_fields = [
-        "title_html", "abstract_html", "typesetter_version", "created_at", "modified_at"
+        "title_html",
+        "abstract_html",
+        "typesetter_version",
+        "created_at",
+        "modified_at",
     ]
     inlines = [ListingInline, PaperVersionInline]
     actions = ["hide", "unhide"]

@@ -36,9 +36,7 @@ class CategoryFeed(Feed):
 
     def items(self, category: Category):
         # The guid names the category: fetch it with the page, not once per entry.
-        return Listing.objects.stream(category=category).select_related("category")[
-            :FEED_LENGTH
-        ]
+        return Listing.objects.stream(category=category).select_related("category")[:FEED_LENGTH]
 
     def item_title(self, listing: Listing) -> str:
         return xml_text(listing.paper.title_text)

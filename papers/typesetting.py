@@ -746,8 +746,10 @@ def _fix_token(el: Element, parent_tag: str, index: int) -> None:
             elif category in ("Ps", "Pe"):  # ⟨ ⟩ { }
                 el.tag = "mo"
                 el.set("stretchy", "false")
-            elif from_entity and "mathvariant" not in el.attrib and (
-                (text.isascii() and text.isalpha()) or "\u0391" <= text <= "\u03a9"
+            elif (
+                from_entity
+                and "mathvariant" not in el.attrib
+                and ((text.isascii() and text.isalpha()) or "\u0391" <= text <= "\u03a9")
             ):
                 # A single letter that went through the symbol table came from \mathrm{X}, and
                 # TeX sets capital Greek (\Gamma) upright; MathML would make both italic.
@@ -870,9 +872,7 @@ def _repair(el: Element, parent_tag: str = "", index: int = 0) -> None:
 def _serialize(el: Element, parts: list[str]) -> None:
     tag = el.tag
     allowed = _ATTRS_BY_TAG[tag]
-    attrs = "".join(
-        f' {k}="{html.escape(v)}"' for k, v in el.attrib.items() if k in allowed
-    )
+    attrs = "".join(f' {k}="{html.escape(v)}"' for k, v in el.attrib.items() if k in allowed)
     parts.append(f"<{tag}{attrs}>")
     if el.text:
         parts.append(html.escape(el.text, quote=False))

@@ -85,8 +85,11 @@ def archive(request: HttpRequest, archive_code: str) -> HttpResponse:
     return render(
         request,
         "papers/archive.html",
-        {"archive_name": categories[0].archive_name, "archive_code": archive_code,
-         "categories": categories},
+        {
+            "archive_name": categories[0].archive_name,
+            "archive_code": archive_code,
+            "categories": categories,
+        },
     )
 
 

@@ -25,7 +25,11 @@ def test_check_deploy_passes_with_production_settings():
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
@@ -36,7 +40,11 @@ def test_production_refuses_to_start_without_a_secret_key():
     env.pop("DJANGO_SECRET_KEY", None)
     result = subprocess.run(
         [sys.executable, "manage.py", "check"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY must be set" in result.stderr

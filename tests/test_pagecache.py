@@ -86,8 +86,7 @@ def test_cached_pages_keep_the_security_headers_and_vary_on_cookie(client, cs_dc
     assert "Cookie" in hit["Vary"]
 
 
-def test_another_process_sees_an_invalidation_within_the_recheck_delay(client, cs_dc,
-                                                                       monkeypatch):
+def test_another_process_sees_an_invalidation_within_the_recheck_delay(client, cs_dc, monkeypatch):
     from django.core.cache import cache
 
     from peerrevenue import pagecache
@@ -97,6 +96,7 @@ def test_another_process_sees_an_invalidation_within_the_recheck_delay(client, c
     # Another process (the Celery worker, say) replaces the generation behind our back.
     cache.set(pagecache.GENERATION_KEY, "changed elsewhere", timeout=None)
     now = pagecache.time.monotonic()
-    monkeypatch.setattr(pagecache.time, "monotonic",
-                        lambda: now + pagecache.GENERATION_RECHECK_SECONDS + 0.1)
+    monkeypatch.setattr(
+        pagecache.time, "monotonic", lambda: now + pagecache.GENERATION_RECHECK_SECONDS + 0.1
+    )
     assert pagecache.pages_generation() == "changed elsewhere"

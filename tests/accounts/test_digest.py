@@ -28,11 +28,17 @@ def test_subscriber_gets_the_days_papers_and_term_moves(cs_dc, reader, trader):
     subscribe(reader)
     kv = Term.objects.create(phrase="KV cache")
     trading.buy(user=reader, term=kv, shares=3, max_cost=None, key="digest-1")
-    list_paper(make_paper(title="Paging the KV cache", authors=["Ada Lovelace"]),
-               category=cs_dc, date=FRIDAY)
+    list_paper(
+        make_paper(title="Paging the KV cache", authors=["Ada Lovelace"]),
+        category=cs_dc,
+        date=FRIDAY,
+    )
     list_paper(make_paper(title="Older paper"), category=cs_dc, date=FRIDAY - dt.timedelta(1))
-    list_paper(make_paper(title="Robots", primary="cs.RO"),
-               category=Category.objects.get(code="cs.RO"), date=FRIDAY)
+    list_paper(
+        make_paper(title="Robots", primary="cs.RO"),
+        category=Category.objects.get(code="cs.RO"),
+        date=FRIDAY,
+    )
 
     assert send_daily_digests(date=FRIDAY, base_url="https://peer.example") == 1
     [message] = mail.outbox

@@ -38,9 +38,7 @@ def test_sign_up_follow_a_highlighted_word_buy_and_sell(page, screenshot, cs_dc)
 
     page.goto("/list/cs.DC/")
     word = page.locator("a.term", has_text="KV cache")
-    assert "1.00 credit" in word.get_attribute("title") or "1 credit" in word.get_attribute(
-        "title"
-    )
+    assert "1.00 credit" in word.get_attribute("title") or "1 credit" in word.get_attribute("title")
     screenshot("trading-2-category-page")
     word.click()
     page.wait_for_url("**/market/kv-cache/")

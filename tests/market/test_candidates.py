@@ -51,7 +51,8 @@ def test_admin_lists_chosen_candidates(client, curator, recent_papers):
     assert page.status_code == 200
     assert "parameter server" in page.content.decode()
     response = client.post(
-        "/admin/market/term/candidates/", {"phrase": ["parameter server", "not offered"]},
+        "/admin/market/term/candidates/",
+        {"phrase": ["parameter server", "not offered"]},
         follow=True,
     )
     assert "Listed 1 term(s): parameter server." in response.content.decode()

@@ -48,8 +48,9 @@ def test_connection_killed_while_the_trade_waits_for_its_lock(trader):
 
     def trade() -> None:
         try:
-            outcome["trade"] = trading.buy(user=trader, term=term, shares=5, max_cost=None,
-                                           key="order-1")
+            outcome["trade"] = trading.buy(
+                user=trader, term=term, shares=5, max_cost=None, key="order-1"
+            )
         except Exception as error:  # the lost connection, whatever shape it takes
             outcome["error"] = error
         finally:

@@ -321,10 +321,16 @@ def test_watching_page_merges_watched_categories(client, cs_dc, reader):
 
     cs_ni = Category.objects.get(code="cs.NI")
     list_paper(make_paper(arxiv_id="2610.00001", title="Gossip"), category=cs_dc, date=FRIDAY)
-    list_paper(make_paper(arxiv_id="2610.00002", title="Routing", primary="cs.NI"),
-               category=cs_ni, date=FRIDAY)
-    list_paper(make_paper(arxiv_id="2610.00003", title="Unwatched", primary="cs.LG"),
-               category=Category.objects.get(code="cs.LG"), date=FRIDAY)
+    list_paper(
+        make_paper(arxiv_id="2610.00002", title="Routing", primary="cs.NI"),
+        category=cs_ni,
+        date=FRIDAY,
+    )
+    list_paper(
+        make_paper(arxiv_id="2610.00003", title="Unwatched", primary="cs.LG"),
+        category=Category.objects.get(code="cs.LG"),
+        date=FRIDAY,
+    )
     client.force_login(reader)
     assert "You are not watching any category" in page_text(client.get("/watching/"))
     cs_dc.toggle_watch(reader)

@@ -29,19 +29,37 @@ def snapshot() -> dict[str, set]:
         "papers": set(Paper.objects.values_list("arxiv_id", "version", "title", "abstract_html")),
         "versions": set(PaperVersion.objects.values_list("paper__arxiv_id", "number")),
         "listings": set(
-            Listing.objects.values_list("category__code", "paper__arxiv_id", "date",
-                                        "announce_type")
+            Listing.objects.values_list(
+                "category__code", "paper__arxiv_id", "date", "announce_type"
+            )
         ),
     }
 
 
 def start_worker(env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "peerrevenue", "worker", "--pool", "solo",
-         "--queues", "ingest,celery", "--without-gossip", "--without-mingle",
-         "--without-heartbeat", "--loglevel", "WARNING"],
-        cwd=ROOT, env=env, start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "peerrevenue",
+            "worker",
+            "--pool",
+            "solo",
+            "--queues",
+            "ingest,celery",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
