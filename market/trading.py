@@ -506,7 +506,8 @@ def _place_on_postgres(
         settings.MARKET_FEE_BASIS_POINTS,
         shard,
     )
-    while True:
+    # At most three calls: the account, then the fee shard, may be missing the first time.
+    for _ in range(3):
         row = _atomic_with_retries(lambda: _fetchone(_PLACE_TRADE_SQL, params), statement=True)
         result, trade_id, transaction_id, traded_at, account_id, cash, held, *term_row = row
         if result == "no_account":
@@ -516,6 +517,8 @@ def _place_on_postgres(
             Account.objects.system(Account.Kind.FEES, shard=shard)
         else:
             break
+    else:
+        raise AssertionError(f"market_place_trade still lacks a row after creating it: {row}")
     if result == "no_term":
         raise TermNotTradable("That term does not exist (any more); pick one from the market.")
     if result == "repeat":
@@ -586,33 +589,7 @@ def _place_with_orm(
             term=locked, side=side, shares=shares, limit=limit, cash=account.cash, held=held or 0
         )
         fee_account = Account.objects.system(Account.Kind.FEES, shard=_fee_shard(locked.pk))
-        sign = 1 if side == Trade.Side.BUY else -1
-        cash_change = -q.total if side == Trade.Side.BUY else q.total
-        Term.objects.filter(pk=locked.pk).update(
-            supply=F("supply") + sign * shares,
-            reserve=F("reserve") + sign * q.amount,
-            version=F("version") + 1,
-        )
-        Account.objects.filter(pk=account.pk).update(cash=F("cash") + cash_change)
-        if held is None:
-            Holding.objects.create(account=account, term=locked, shares=shares)
-        else:
-            Holding.objects.filter(account=account, term=locked).update(
-                shares=F("shares") + sign * shares
-            )
         txn = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.TRADE)
-        legs = [
-            (account.pk, None, Entry.Asset.CASH, cash_change),
-            (None, locked.pk, Entry.Asset.CASH, sign * q.amount),
-            (account.pk, locked.pk, Entry.Asset.SHARES, sign * shares),
-            (None, locked.pk, Entry.Asset.SHARES, -sign * shares),
-            (fee_account.pk, None, Entry.Asset.CASH, q.fee),
-        ]
-        Entry.objects.bulk_create(
-            Entry(transaction=txn, account_id=account_id, term_id=term_id, asset=asset, amount=n)
-            for account_id, term_id, asset, n in legs
-            if n
-        )
         trade = _traded(
             term=locked,
             account_id=account.pk,
@@ -621,6 +598,31 @@ def _place_with_orm(
             pk=None,
             transaction_id=txn.pk,
             at=txn.created_at,
+        )
+        reserve_change = q.amount if side == Trade.Side.BUY else -q.amount
+        Term.objects.filter(pk=locked.pk).update(
+            supply=F("supply") + trade.shares_change,
+            reserve=F("reserve") + reserve_change,
+            version=F("version") + 1,
+        )
+        Account.objects.filter(pk=account.pk).update(cash=F("cash") + trade.cash_change)
+        if held is None:
+            Holding.objects.create(account=account, term=locked, shares=shares)
+        else:
+            Holding.objects.filter(account=account, term=locked).update(
+                shares=F("shares") + trade.shares_change
+            )
+        legs = [
+            (account.pk, None, Entry.Asset.CASH, trade.cash_change),
+            (None, locked.pk, Entry.Asset.CASH, reserve_change),
+            (account.pk, locked.pk, Entry.Asset.SHARES, trade.shares_change),
+            (None, locked.pk, Entry.Asset.SHARES, -trade.shares_change),
+            (fee_account.pk, None, Entry.Asset.CASH, q.fee),
+        ]
+        Entry.objects.bulk_create(
+            Entry(transaction=txn, account_id=account_id, term_id=term_id, asset=asset, amount=n)
+            for account_id, term_id, asset, n in legs
+            if n
         )
         trade.save(force_insert=True)
         if q.fee:
