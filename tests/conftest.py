@@ -3,7 +3,8 @@
 Personas:
 - ``reader``: a signed-in reader who browses and watches categories.
 - ``trader``: a signed-in user who trades words (a second active user, ``rival``, competes).
-- ``curator``: a staff superuser working in the Django admin.
+- ``curator``: a staff superuser working in the Django admin (``staff``: the client, signed in
+  as the curator).
 """
 
 from __future__ import annotations
@@ -53,6 +54,13 @@ def rival(django_user_model):
 @pytest.fixture
 def curator(django_user_model):
     return django_user_model.objects.create_superuser("cora", "cora@example.org", PASSWORD)
+
+
+@pytest.fixture
+def staff(client, curator):
+    """The test client, signed in as the curator: for the Django admin's pages."""
+    client.force_login(curator)
+    return client
 
 
 @pytest.fixture

@@ -25,12 +25,6 @@ HUGE_NUMBER = "1" * 5000  # past Python's 4,300-digit limit for int() of a strin
 DEEP = "[" * 100_000 + "]" * 100_000  # past the decoder's recursion limit
 
 
-@pytest.fixture
-def staff(client, curator):
-    client.force_login(curator)
-    return client
-
-
 def term_change(staff) -> tuple[str, dict[str, str], object]:
     term = Term.objects.create(phrase="KV cache", aliases=["KV-cache"])
     url = reverse("admin:market_term_change", args=[term.pk])

@@ -13,12 +13,6 @@ from market.models import Account, LedgerTransaction, Term, Trade
 GRANT = 1_000_000_000
 
 
-@pytest.fixture
-def staff(client, curator):
-    client.force_login(curator)
-    return client
-
-
 def test_term_list_shows_status_supply_price_and_reserve(staff, trader, kv_cache):
     trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="k")
     page = staff.get(reverse("admin:market_term_changelist")).content.decode()

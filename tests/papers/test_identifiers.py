@@ -71,12 +71,6 @@ BAD_CATEGORY_CODES = [
 BAD_ARCHIVE_CODES = ["c s", "cs/", "cs.DC", "astro-", "-ph", "CS", ".."]
 
 
-@pytest.fixture
-def staff(client, curator):
-    client.force_login(curator)
-    return client
-
-
 def saved_papers() -> list[dict]:
     return list(Paper.objects.order_by("pk").values())
 
