@@ -3,10 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
-TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/peerrevenue
-TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test setup lint bench
+.PHONY: run test test-fast setup lint bench
 
 # Reinstall whenever the pinned dependencies change.
 $(BIN)/.installed: pyproject.toml
@@ -15,20 +13,25 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --editable '.[dev]'
 	touch $@
 
+# Without DATABASE_URL the first connection starts the embedded PostgreSQL (.local/pgdata).
 setup: $(BIN)/.installed
 	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py createcachetable
 	$(BIN)/python manage.py load_sample
 
-# Zero-setup local site: SQLite, eager tasks, the bundled sample listing, served by gunicorn.
+# Zero-setup local site: embedded PostgreSQL, eager tasks, the bundled sample listing, served by
+# two gunicorn workers; Ctrl-C stops the site and the embedded server.
 run: setup
-	@echo "Peer Revenue is at http://127.0.0.1:$(PORT)/"
-	$(BIN)/gunicorn peerrevenue.wsgi --bind 127.0.0.1:$(PORT) --workers 2 --access-logfile -
+	PORT=$(PORT) bash scripts/run.sh
 
-# The whole suite on the local PostgreSQL and Redis, including the browser tests.
+# The whole suite, including the browser tests: on the machine's PostgreSQL and Redis when it
+# has them (CI does), on the embedded PostgreSQL otherwise.
 test: $(BIN)/.installed
-	bash scripts/services.sh
-	bash scripts/chromium.sh
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest
+	bash scripts/test.sh
+
+# The suite without the browser and multi-process tests, for a quick check while working.
+test-fast: $(BIN)/.installed
+	bash scripts/test.sh -m "not e2e and not slow"
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .

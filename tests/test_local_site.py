@@ -1,38 +1,204 @@
-"""The zero-setup site that `make run` starts runs on SQLite: trading must work there too.
-
-The suite itself runs on Postgres, where a trade is one call of a server-side function; SQLite
-trades through the ORM path instead. This reruns the trading, market page and dividend tests on
-SQLite in a child pytest, so both paths answer to the same tests.
-"""
+"""The zero-setup site that `make run` starts: the embedded PostgreSQL, and one cache that both
+gunicorn workers share, so that a curator's change shows on every worker at once."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import re
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from tests.conftest import SQLITE_RUN
+import pytest
+import requests
+from django.core.management import call_command
+from django.db import connection
+
+from peerrevenue.pagecache import GENERATION_RECHECK_SECONDS
+from tests.conftest import PASSWORD
+from tests.factories import list_paper, make_paper
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = [
-    "tests/market/test_trading.py",
-    "tests/market/test_views.py",
-    "tests/market/test_dividends.py",
-]
+
+pytestmark = pytest.mark.slow
 
 
-def test_trading_and_the_market_pages_work_on_the_local_sqlite_site(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    env |= {SQLITE_RUN: "1", "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *MODULES],
+def local_env(**extra: str) -> dict[str, str]:
+    """The environment of `make run`: no DATABASE_URL, no REDIS_URL, no secret key."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY", "DJANGO_DEBUG"}
+    }
+    return env | extra
+
+
+def test_without_database_url_the_site_runs_on_the_embedded_postgresql(tmp_path):
+    env = local_env(EMBEDDED_PGDATA=str(tmp_path / "pgdata"))
+    script = (
+        "from django.db import connection; from django.core.cache import caches; "
+        "connection.ensure_connection(); print(connection.vendor); "
+        'print(type(caches["default"]).__name__)'
+    )
+    manage = [sys.executable, "manage.py"]
+    try:
+        result = subprocess.run(
+            [*manage, "shell", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert result.stdout.split()[-2:] == ["postgresql", "DatabaseCache"]
+        assert (tmp_path / "pgdata" / "PG_VERSION").exists()
+        assert not (ROOT / "db.sqlite3").exists()
+    finally:
+        subprocess.run([sys.executable, "-m", "peerrevenue.embedded_db", "stop"], cwd=ROOT, env=env)
+    status = subprocess.run(
+        [sys.executable, "-m", "peerrevenue.embedded_db", "status"],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
     )
-    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
-    assert " passed" in summary and "failed" not in summary and "skipped" not in summary, summary
+    assert status.stdout.strip() == "stopped"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(url: str, *, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            requests.get(url, timeout=2)
+            return
+        except requests.RequestException:
+            time.sleep(0.2)
+    raise AssertionError(f"{url} never answered")
+
+
+def anonymous_pages(url: str, count: int) -> list[str]:
+    """`count` fresh visits, each on a new connection, so that both workers answer some."""
+    pages = []
+    for _ in range(count):
+        response = requests.get(url, headers={"Connection": "close"}, timeout=10)
+        assert response.status_code == 200
+        pages.append(response.text)
+    return pages
+
+
+def workers_in(log: Path, path: str) -> set[str]:
+    return {
+        pid
+        for pid, request in re.findall(r"^<(\d+)> (.*)$", log.read_text(), re.M)
+        if path in request
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tmp_path):
+    # The workers' cache is the local site's: a table in the database both of them use.
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "django_cache",
+        }
+    }
+    call_command("createcachetable")
+    # The server checks passwords with the real hasher, not the tests' fast one.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    curator.set_password(PASSWORD)
+    curator.save()
+    from market.models import Term
+
+    quorum = Term.objects.create(phrase="quorum")
+    paper = make_paper(title="Gossip protocols under churn")
+    list_paper(paper, category=cs_dc, date=dt.date(2026, 11, 25))
+    list_paper(
+        make_paper(title="Byzantine quorums", abstract="Every quorum intersects."),
+        category=cs_dc,
+        date=dt.date(2026, 11, 25),
+    )
+
+    db = connection.settings_dict
+    port = free_port()
+    log = tmp_path / "access.log"
+    env = local_env(DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}")
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "peerrevenue.wsgi",
+            "--workers",
+            "2",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--access-logfile",
+            str(log),
+            "--access-logformat",
+            "%(p)s %(r)s",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(base + "/market/rules/", timeout=60)
+        before = anonymous_pages(base + "/list/cs.DC/", 24)
+        assert all("Gossip protocols under churn" in page for page in before)
+        assert all(f'href="/market/{quorum.slug}/"' in page for page in before)
+
+        curator_session = requests.Session()
+        login = curator_session.get(base + "/admin/login/", timeout=10)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text)[1]
+        curator_session.post(
+            base + "/admin/login/?next=/admin/",
+            data={"username": curator.username, "password": PASSWORD, "csrfmiddlewaretoken": token},
+            timeout=10,
+        )
+        changelist = curator_session.get(base + "/admin/papers/paper/", timeout=10)
+        assert changelist.status_code == 200 and "Gossip protocols" in changelist.text
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', changelist.text)[1]
+        hidden = curator_session.post(
+            base + "/admin/papers/paper/",
+            data={
+                "action": "hide",
+                "_selected_action": [paper.pk],
+                "index": "0",
+                "csrfmiddlewaretoken": token,
+            },
+            timeout=10,
+        )
+        assert "Hid 1 paper" in hidden.text
+        halted = curator_session.post(
+            base + "/admin/market/term/",
+            data={
+                "action": "halt",
+                "_selected_action": [quorum.pk],
+                "apply": "1",
+                "reason": "Under review",
+                "index": "0",
+                "csrfmiddlewaretoken": token,
+            },
+            timeout=10,
+        )
+        assert "Halted 1 term" in halted.text
+
+        # Each worker re-reads the shared generation this often; past that, none may lag.
+        time.sleep(GENERATION_RECHECK_SECONDS + 0.05)
+        log.write_text("")
+        after = anonymous_pages(base + "/list/cs.DC/", 24)
+        assert not any("Gossip protocols under churn" in page for page in after)
+        assert all("Byzantine quorums" in page for page in after)
+        assert not any(f'href="/market/{quorum.slug}/"' in page for page in after)
+        assert len(workers_in(log, "/list/cs.DC/")) == 2, "both workers answered"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -1,0 +1,16 @@
+"""Django's PostgreSQL backend, pointed at the embedded server (started on first connection)."""
+
+from __future__ import annotations
+
+from django.db.backends.postgresql import base
+
+from .server import ensure_running
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self) -> dict:
+        params = super().get_connection_params()
+        address = ensure_running()
+        params["host"] = address.socket_dir
+        params["port"] = address.port
+        return params
