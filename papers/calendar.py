@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 NEW_YORK = ZoneInfo("America/New_York")
 ANNOUNCEMENT_TIME = dt.time(20, 0)
+SUBMISSION_DEADLINE = dt.time(14, 0)
 
 
 def announced_at(listing_date: dt.date) -> dt.datetime:
@@ -22,3 +23,29 @@ def announced_at(listing_date: dt.date) -> dt.datetime:
     day_before = listing_date - dt.timedelta(days=1)
     local = dt.datetime.combine(day_before, ANNOUNCEMENT_TIME, tzinfo=NEW_YORK)
     return local.astimezone(dt.UTC)
+
+
+def announcement_date_for(submitted_at: dt.datetime) -> dt.date:
+    """The date of the listing that announces a submission made at `submitted_at`.
+
+    arXiv's schedule (New York time): submissions close at 14:00 Monday to Friday; what came in
+    before a deadline is announced at 20:00 that day, except that Friday's batch is announced on
+    Sunday at 20:00; the feed built from an announcement is dated the next day. So a submission
+    is listed on the weekday after its deadline day: Monday 10:00 → Tuesday, Thursday 13:00 →
+    Friday, Friday 10:00 → Monday, Friday 15:00 → (Monday's deadline) → Tuesday.
+
+    Holidays (when arXiv skips or shifts an announcement) are ignored: the few listings around
+    them get a date a day or two early, which is good enough for a backfill.
+    """
+    if submitted_at.tzinfo is None:
+        raise ValueError("submitted_at must be timezone-aware")
+    local = submitted_at.astimezone(NEW_YORK)
+    deadline_day = local.date()
+    if local.weekday() < 5 and local.time() >= SUBMISSION_DEADLINE:
+        deadline_day += dt.timedelta(days=1)
+    while deadline_day.weekday() >= 5:  # weekend submissions wait for Monday's deadline
+        deadline_day += dt.timedelta(days=1)
+    listing_day = deadline_day + dt.timedelta(days=1)
+    while listing_day.weekday() >= 5:  # Friday's batch (announced Sunday) is dated Monday
+        listing_day += dt.timedelta(days=1)
+    return listing_day

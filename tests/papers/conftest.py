@@ -37,10 +37,10 @@ def arxiv_server(settings) -> Iterator[FakeArxiv]:
 @pytest.fixture
 def sleeps(monkeypatch) -> list[float]:
     """Record the ingest's back-off waits instead of sleeping."""
-    from papers import ingest
+    from papers.arxiv import client
 
     recorded: list[float] = []
-    monkeypatch.setattr(ingest, "_sleep", recorded.append)
+    monkeypatch.setattr(client, "_sleep", recorded.append)
     return recorded
 
 

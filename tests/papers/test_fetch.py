@@ -7,7 +7,8 @@ import email.utils
 import pytest
 from django.utils import timezone
 
-from papers.ingest import FetchError, IngestError, fetch, fetch_api
+from papers.arxiv.client import fetch, fetch_api
+from papers.arxiv.errors import FetchError, IngestError
 from tests.papers.helpers import Reply, atom_entry, atom_feed, fixture_bytes
 
 

@@ -20,7 +20,8 @@ from django.urls import resolve, reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from papers import ingest
+from papers.arxiv.documents import parse_feed
+from papers.arxiv.fields import split_id
 from papers.categories import COMPUTER_SCIENCE, CS_CATEGORIES
 from papers.identifiers import (
     ARCHIVE_CODE_MESSAGE,
@@ -222,7 +223,7 @@ def test_category_codes_across_arxiv_pass(code):
 
 @pytest.mark.parametrize("feed", FEEDS, ids=lambda path: path.name)
 def test_every_id_in_the_sample_and_test_feeds_passes(feed):
-    for entry in ingest.parse_feed(feed.read_bytes()).entries:
+    for entry in parse_feed(feed.read_bytes()).entries:
         validate_arxiv_id(entry.arxiv_id)
         assert_routed_to_paper(entry.arxiv_id)
 
@@ -232,7 +233,7 @@ def test_every_id_the_ingest_reads_validates_and_has_a_page(arxiv_id, version):
     # The ingest also reads odd spellings (any case, other scripts' digits): whatever it stores
     # must pass the admin's check, or the curator could not save that paper again, and must
     # have an address, or the pages listing it would fail.
-    assert ingest._split_id(f"oai:arXiv.org:{arxiv_id}v{version}") == (arxiv_id, version)
+    assert split_id(f"oai:arXiv.org:{arxiv_id}v{version}") == (arxiv_id, version)
     validate_arxiv_id(arxiv_id)
     assert_routed_to_paper(arxiv_id)
 

@@ -8,7 +8,9 @@ import logging
 import pytest
 
 from papers import ingest
-from papers.ingest import IngestError, ingest_category, ingest_feed, parse_feed
+from papers.arxiv.documents import parse_feed
+from papers.arxiv.errors import IngestError
+from papers.ingest import ingest_category, ingest_feed
 from papers.models import Category, IngestRun, Listing, Paper, PaperVersion
 from papers.typesetting import TYPESETTER_VERSION
 from tests.papers.helpers import FIXTURES, SAMPLE, Reply, fixture_bytes
@@ -408,7 +410,8 @@ def test_enrichment_is_off_with_the_setting_or_the_flag(cs_dc, arxiv_server, set
 
 
 def test_enrichment_requests_batches_of_at_most_100(settings, arxiv_server):
-    from papers.ingest import ParsedEntry, ParsedFeed, enrich
+    from papers.arxiv.enrichment import enrich
+    from papers.arxiv.records import ParsedEntry, ParsedFeed
 
     arxiv_server.route("/api/query", Reply(200, fixture_bytes("api_response.xml")))
     entries = [

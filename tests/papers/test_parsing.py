@@ -6,16 +6,12 @@ import datetime as dt
 
 import pytest
 
-from papers.ingest import (
-    IngestError,
-    ParsedAuthor,
-    detect_format,
-    is_empty_page,
-    parse_api,
-    parse_feed,
-    parse_rss,
-    split_authors,
-)
+from papers.arxiv.api import parse_api
+from papers.arxiv.documents import parse_feed
+from papers.arxiv.errors import FetchError, IngestError
+from papers.arxiv.records import ParsedAuthor
+from papers.arxiv.rss import parse_rss, split_authors
+from papers.arxiv.sniffing import detect_format
 from tests.papers.helpers import atom_entry, atom_feed, fixture_bytes
 
 NOV_24 = dt.date(2026, 11, 24)
@@ -217,11 +213,11 @@ def test_api_error_entry_is_reported():
 def test_api_empty_page_quirk_is_detected():
     page = parse_api(fixture_bytes("api_empty_page.xml"))
     assert page.entries == [] and page.total_results == 412 and page.start_index == 100
-    assert is_empty_page(page)
+    assert page.is_empty_page
     # An honestly empty result is not the quirk.
-    assert not is_empty_page(parse_api(atom_feed([], total=0)))
+    assert not parse_api(atom_feed([], total=0)).is_empty_page
     # Nor is a page past the end.
-    assert not is_empty_page(parse_api(atom_feed([], total=100, start=100)))
+    assert not parse_api(atom_feed([], total=100, start=100)).is_empty_page
 
 
 @pytest.mark.parametrize(
@@ -275,8 +271,6 @@ def test_format_detection():
 
 
 def test_an_html_page_is_worth_retrying_but_broken_xml_is_not():
-    from papers.ingest import FetchError
-
     with pytest.raises(FetchError):
         parse_feed(fixture_bytes("error_503.html"))
     for name in ("malformed.xml", "truncated.xml"):

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from papers.ingest import announcement_date_for
+from papers.calendar import announcement_date_for
 
 NY = ZoneInfo("America/New_York")
 

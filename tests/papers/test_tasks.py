@@ -139,14 +139,6 @@ def test_the_lock_is_released_after_a_failure(cs_dc, arxiv_server):
         assert row == (True,)
 
 
-def test_cache_lock_where_there_is_no_postgres(cs_dc, monkeypatch):
-    monkeypatch.setattr(connection, "vendor", "sqlite")
-    with ingest.ingest_lock(cs_dc.pk) as first, ingest.ingest_lock(cs_dc.pk) as second:
-        assert (first, second) == (True, False)
-    with ingest.ingest_lock(cs_dc.pk) as again:
-        assert again is True
-
-
 def test_enabled_categories_each_get_a_task(cs_dc, monkeypatch):
     Category.objects.filter(code="cs.NI").update(ingest_enabled=True)
     queued: list[int] = []

@@ -1,0 +1,69 @@
+"""Completing RSS entries from the arXiv API: the feed lacks the true primary category,
+comments, affiliations and dates; the API has them."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from papers.arxiv.client import fetch_api
+from papers.arxiv.records import ParsedEntry, ParsedFeed
+
+logger = logging.getLogger(__name__)
+
+
+def enrich(parsed: ParsedFeed, *, batch_size: int = 100) -> int:
+    """Complete the feed's entries from the arXiv API, by id, one throttled request per batch of
+    ≤100 ids; returns how many matched."""
+    enriched = 0
+    by_id = {entry.arxiv_id: index for index, entry in enumerate(parsed.entries)}
+    ids = list(by_id)
+    for start in range(0, len(ids), batch_size):
+        batch = ids[start : start + batch_size]
+        params = {"id_list": ",".join(batch), "start": "0", "max_results": str(len(batch))}
+        for found in fetch_api(params).entries:
+            index = by_id.get(found.arxiv_id)
+            if index is None:
+                continue
+            parsed.entries[index] = _merge(parsed.entries[index], found)
+            enriched += 1
+    return enriched
+
+
+def _merge(entry: ParsedEntry, found: ParsedEntry) -> ParsedEntry:
+    """The feed's entry, completed with what the API knows (the feed wins on the text)."""
+    authors = entry.authors
+    if len(found.authors) == len(entry.authors):
+        # The API spells names in Unicode where the feed may have TeX, so match by position.
+        authors = [
+            replace(mine, affiliation=mine.affiliation or theirs.affiliation)
+            for mine, theirs in zip(entry.authors, found.authors, strict=True)
+        ]
+    same_version = found.version == entry.version
+    categories = entry.categories
+    if found.categories:
+        # The API names the primary; keep the feed's other categories after the API's.
+        extra = [code for code in entry.categories if code not in found.categories]
+        categories = [*found.categories, *extra]
+    return replace(
+        entry,
+        authors=authors,
+        categories=categories,
+        comment=entry.comment or (found.comment if same_version else ""),
+        journal_ref=entry.journal_ref or found.journal_ref,
+        doi=entry.doi or found.doi,
+        submitted_at=entry.submitted_at or found.submitted_at,
+        updated_at=entry.updated_at or (found.updated_at if same_version else None),
+    )
+
+
+def enrich_quietly(parsed: ParsedFeed) -> None:
+    """Enrichment is a nicety: the listing works without it, so a failure only warns."""
+    if not parsed.entries:
+        return
+    try:
+        count = enrich(parsed)
+    except Exception as exc:  # noqa: BLE001 - any failure here must not cost the day's listing
+        logger.warning("arXiv API enrichment failed, ingesting the feed as it is: %s", exc)
+    else:
+        logger.info("Enriched %d of %d entries from the arXiv API", count, len(parsed.entries))

@@ -1,0 +1,165 @@
+"""arXiv's RSS 2.0 feeds (rss.arxiv.org): one category, one announcement day."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+from xml.sax import SAXParseException
+
+import feedparser
+
+from papers.arxiv.errors import IngestError
+from papers.arxiv.fields import clean, parse_rfc822_date, split_id
+from papers.arxiv.records import ParsedAuthor, ParsedEntry, ParsedFeed
+from papers.arxiv.sniffing import detect_format, parse_xml, xml_error
+from papers.models import Listing
+
+ANNOUNCE_TYPES = frozenset(Listing.AnnounceType.values)
+
+_DESCRIPTION_RE = re.compile(
+    r"^\s*arXiv:(?P<id>\S+)\s+Announce Type:\s*(?P<type>[\w-]+)\s*"
+    r"(?:Abstract:\s*)?(?P<abstract>.*)$",
+    re.DOTALL,
+)
+_CHANNEL_CATEGORY_RE = re.compile(r"^(?P<code>[a-z-]+(?:\.[A-Za-z-]+)?) updates on arXiv")
+
+
+def _split_top_level(text: str, separator: str) -> list[str]:
+    """Split on `separator` only where it is outside parentheses and TeX braces."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in "({":
+            depth += 1
+        elif char in ")}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and text.startswith(separator, i):
+            parts.append(text[start:i])
+            i += len(separator)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _author_from(part: str) -> ParsedAuthor:
+    """`Name (Affiliation, City)` → name and affiliation; several groups join with `; `."""
+    name_chars: list[str] = []
+    groups: list[str] = []
+    current: list[str] = []
+    depth = 0
+    brace = 0
+    for char in part:
+        if char == "{" and depth == 0:
+            brace += 1
+        elif char == "}" and depth == 0 and brace:
+            brace -= 1
+        if char == "(" and brace == 0:
+            if depth > 0:
+                current.append(char)
+            depth += 1
+            continue
+        if char == ")" and depth > 0 and brace == 0:
+            depth -= 1
+            if depth == 0:
+                groups.append("".join(current))
+                current = []
+            else:
+                current.append(char)
+            continue
+        (current if depth > 0 else name_chars).append(char)
+    if current:  # an unclosed parenthesis: keep its text rather than drop it
+        groups.append("".join(current))
+    affiliation = "; ".join(clean(group) for group in groups if clean(group))
+    return ParsedAuthor(name=clean("".join(name_chars)), affiliation=affiliation)
+
+
+def split_authors(creator: str) -> list[ParsedAuthor]:
+    """Split arXiv's one-string author list into authors with affiliations.
+
+    `Ana Pérez (Univ. of X, Madrid, Spain), Bo Li, Dağl{\\i} Ahmet (ETH Z\\"urich)`: commas split
+    authors only at parenthesis (and brace) depth 0, because affiliations contain commas; an
+    ` and ` before the last author (with or without an Oxford comma) splits too.
+    """
+    parts = [part.strip() for part in _split_top_level(clean(creator), ",")]
+    parts = [part for part in parts if part]
+    if parts:
+        last = parts.pop()
+        if last.lower().startswith("and "):  # "A, B, and C"
+            last = last[4:]
+        parts.extend(piece.strip() for piece in _split_top_level(last, " and ") if piece.strip())
+    return [author for author in map(_author_from, parts) if author.name]
+
+
+def parse_rss(content: bytes) -> ParsedFeed:
+    """Parse an rss.arxiv.org RSS 2.0 feed (one category, one announcement day)."""
+    if detect_format(content) != "rss":
+        raise IngestError("Expected an arXiv RSS feed, got an Atom document.")
+    # Bytes, never str: feedparser treats a str as a URL or a file name to open.
+    # sanitize_html=False because titles and descriptions are TeX, not HTML: the sanitiser would
+    # read `$a<b$` as the start of a tag and silently drop text. The typesetter sanitises its
+    # own output, so nothing unsafe reaches a page.
+    document = feedparser.parse(content, sanitize_html=False, resolve_relative_uris=False)
+    problem = document.get("bozo_exception") if document.get("bozo") else None
+    if isinstance(problem, SAXParseException):
+        # feedparser's strict parser is expat, like ElementTree's: the same report, and the
+        # same message, as when ElementTree checked the document before feedparser read it.
+        raise xml_error(problem.getMessage(), problem.getLineNumber(), problem.getColumnNumber())
+    if isinstance(problem, feedparser.CharacterEncodingOverride):
+        # feedparser fell back to another encoding and read on; whether the document is
+        # well-formed as it declares itself only a strict parse can tell (rare: worth a 2nd one).
+        parse_xml(content)
+    elif problem is not None:
+        raise IngestError(f"The feed could not be parsed: {problem}")
+    channel = document.feed
+    date = parse_rfc822_date(channel.get("published"))
+    match = _CHANNEL_CATEGORY_RE.match(clean(channel.get("title")))
+    entries: list[ParsedEntry] = []
+    seen: set[str] = set()
+    for position, item in enumerate(document.entries, start=1):
+        entry = _rss_entry(item, position)
+        if entry.arxiv_id in seen:  # never seen in practice; keep the first, like arXiv's page
+            continue
+        seen.add(entry.arxiv_id)
+        entries.append(entry)
+    if date is None and entries:
+        date = parse_rfc822_date(document.entries[0].get("published"))
+    return ParsedFeed(
+        format="rss", date=date, entries=entries, category=match["code"] if match else ""
+    )
+
+
+def _rss_entry(item: Mapping[str, Any], position: int) -> ParsedEntry:
+    description = item.get("summary") or ""
+    described = _DESCRIPTION_RE.match(description)
+    ids = split_id(item.get("id") or "") or (
+        split_id(f"arXiv:{described['id']}") if described else None
+    )
+    if ids is None:
+        raise IngestError(f"Item {position} has no arXiv identifier (guid {item.get('id')!r}).")
+    arxiv_id, version = ids
+    announce_type = clean(item.get("arxiv_announce_type")) or (
+        described["type"] if described else ""
+    )
+    if announce_type not in ANNOUNCE_TYPES:
+        raise IngestError(
+            f"Item {position} ({arxiv_id}) has an unknown announce type {announce_type!r}."
+        )
+    abstract = described["abstract"] if described else description.split("Abstract:", 1)[-1]
+    return ParsedEntry(
+        arxiv_id=arxiv_id,
+        version=version,
+        title=clean(item.get("title")),
+        abstract=abstract.strip(),
+        authors=split_authors(item.get("author") or ""),
+        categories=[tag["term"] for tag in item.get("tags", []) if tag.get("term")],
+        announce_type=announce_type,
+        license=clean(item.get("rights")),
+        doi=clean(item.get("arxiv_doi")),
+        journal_ref=clean(item.get("arxiv_journal_reference")),
+    )
