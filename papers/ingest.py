@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from papers.arxiv.errors import FetchError, IngestError
 from papers.arxiv.fields import clean
 from papers.arxiv.records import ParsedEntry, ParsedFeed
 from papers.models import Category, IngestRun, Listing, Paper, PaperVersion
+from papers.signals import listings_announced
 from peerrevenue.pagecache import invalidate_pages
 
 __all__ = ["FetchError", "IngestError", "backfill", "ingest_category", "ingest_feed", "ingest_lock"]
@@ -377,14 +379,24 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
     return plan.counts, plan.dates
 
 
-def _after_ingest(category_id: int, date: dt.date) -> None:
-    """Pay the day's dividends, then mail the digests (which report the terms' moves)."""
-    # Imported when called: these are other apps, and ingest must not depend on them to load.
-    from accounts.tasks import send_digests
-    from market.tasks import pay_dividends
+def _announce(*, category: Category, date: dt.date) -> None:
+    """Tell later apps that `category`'s listings of `date` are stored.
 
-    pay_dividends.delay(category_id, date.isoformat())
-    send_digests.delay(date.isoformat())
+    Robustly: the listings are committed by then, so a receiver's failure is logged rather than
+    reported as a failed ingest, and does not keep the other receivers from running (they are
+    idempotent and can be re-run).
+    """
+    for receiver, result in listings_announced.send_robust(
+        sender=Category, category=category, date=date
+    ):
+        if isinstance(result, Exception):
+            logger.error(
+                "A listings_announced receiver (%s) failed for %s %s",
+                getattr(receiver, "__qualname__", receiver),
+                category.code,
+                date,
+                exc_info=result,
+            )
 
 
 def _record_failure(run: IngestRun, exc: BaseException) -> None:
@@ -407,7 +419,7 @@ def ingest_feed(
     Returns the succeeded `IngestRun`. On any failure nothing of the feed is written, the run
     (created before the transaction, so it survives the rollback) is marked failed with the
     reason, and `IngestError` is raised. Re-running the same feed creates and changes nothing.
-    After the commit, the day's dividends are paid and the daily digests go out.
+    After the commit, `listings_announced` is sent once per listing date of the feed.
     """
     if run is None:
         run = IngestRun.objects.create(category=category, source=source[:500], date=parsed.date)
@@ -427,9 +439,9 @@ def ingest_feed(
             # Saved inside the transaction: the data and "succeeded" commit together or not at all.
             run.save()
             for day in sorted(dates):
-                # robust: the listing is committed by then; a dividend failure is logged, not
-                # reported as a failed ingest (the payout is idempotent and can be re-run).
-                transaction.on_commit(lambda day=day: _after_ingest(category.pk, day), robust=True)
+                # After the commit, so that receivers (the market pays the day's dividends) see
+                # the listings; never for a rolled-back feed.
+                transaction.on_commit(partial(_announce, category=category, date=day))
     except Exception as exc:
         if isinstance(exc, IngestError):
             _record_failure(run, exc)

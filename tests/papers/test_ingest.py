@@ -12,8 +12,9 @@ from papers.arxiv.documents import parse_feed
 from papers.arxiv.errors import IngestError
 from papers.ingest import ingest_category, ingest_feed
 from papers.models import Category, IngestRun, Listing, Paper, PaperVersion
+from papers.signals import listings_announced
 from papers.typesetting import TYPESETTER_VERSION
-from tests.papers.helpers import FIXTURES, SAMPLE, Reply, fixture_bytes
+from tests.papers.helpers import FIXTURES, SAMPLE, Reply, atom_entry, atom_feed, fixture_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -267,53 +268,100 @@ def test_outdated_typesetting_is_redone_by_a_rerun(cs_dc):
         assert "<math" in paper.abstract_html
 
 
-def test_dividends_are_paid_for_the_day_after_commit(
-    cs_dc, monkeypatch, django_capture_on_commit_callbacks
-):
-    paid: list[tuple[int, dt.date]] = []
-    monkeypatch.setattr(ingest, "_after_ingest", lambda pk, day: paid.append((pk, day)))
+@pytest.fixture
+def announced():
+    """Every `listings_announced` signal sent, as (category code, date)."""
+    sent: list[tuple[str, dt.date]] = []
 
+    def receiver(sender, *, category, date, **kwargs):
+        assert sender is Category
+        sent.append((category.code, date))
+
+    listings_announced.connect(receiver, dispatch_uid="test-announced")
+    yield sent
+    listings_announced.disconnect(dispatch_uid="test-announced")
+
+
+def test_listings_are_announced_once_the_feed_commits(
+    cs_dc, announced, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         store(cs_dc, "rss_new.xml")
-    assert paid == []  # nothing before the commit
+    assert announced == []  # nothing before the commit: receivers must see the listings
     for callback in callbacks:
         callback()
-    assert paid == [(cs_dc.pk, NOV_24)]
+    assert announced == [("cs.DC", NOV_24)]
 
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         store(cs_dc, "rss_empty.xml")
-    assert callbacks == []  # no listings, no dividends
+    assert callbacks == [] and announced == [("cs.DC", NOV_24)]  # no listings, no signal
 
 
-def test_dividends_go_through_the_market_task(
-    cs_dc, monkeypatch, django_capture_on_commit_callbacks
+def test_a_feed_spanning_days_announces_each_day_once(
+    cs_dc, announced, django_capture_on_commit_callbacks
 ):
-    from market import tasks as market_tasks
-
-    queued: list[tuple[int, str]] = []
-    monkeypatch.setattr(market_tasks.pay_dividends, "delay", lambda *args: queued.append(args))
+    # An API response without a date: each entry is dated by its submission.
+    content = atom_feed(
+        [
+            atom_entry("2611.00001", published="2026-11-03T10:00:00Z"),  # Tuesday → Wednesday
+            atom_entry("2611.00002", published="2026-11-02T10:00:00Z"),  # Monday → Tuesday
+            atom_entry("2611.00003", published="2026-11-02T12:00:00Z"),  # Monday → Tuesday
+        ],
+        total=3,
+    )
     with django_capture_on_commit_callbacks(execute=True):
-        store(cs_dc, "rss_new.xml")
-    assert queued == [(cs_dc.pk, "2026-11-24")]
+        ingest_feed(category=cs_dc, parsed=parse_feed(content), source="test")
+
+    assert announced == [("cs.DC", dt.date(2026, 11, 3)), ("cs.DC", dt.date(2026, 11, 4))]
 
 
-def test_the_daily_digest_goes_out_after_the_ingest(
-    cs_dc, monkeypatch, django_capture_on_commit_callbacks
+def test_a_failed_feed_announces_nothing(
+    cs_dc, announced, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from accounts import tasks as account_tasks
-
-    queued: list[tuple[str, ...]] = []
-    monkeypatch.setattr(account_tasks.send_digests, "delay", lambda *args: queued.append(args))
-    with django_capture_on_commit_callbacks(execute=True):
-        store(cs_dc, "rss_new.xml")
-    assert queued == [("2026-11-24",)]
-
-
-def test_a_failed_feed_pays_no_dividends(cs_dc, monkeypatch, django_capture_on_commit_callbacks):
     monkeypatch.setattr(ingest, "typeset_paper", lambda paper: 1 / 0)
-    with django_capture_on_commit_callbacks() as callbacks, pytest.raises(IngestError):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks, pytest.raises(IngestError):
         store(cs_dc, "rss_new.xml")
-    assert callbacks == []
+    assert callbacks == [] and announced == []
+
+
+def test_a_failing_receiver_fails_neither_the_ingest_nor_the_others(
+    cs_dc, announced, django_capture_on_commit_callbacks
+):
+    def broken(**kwargs):
+        raise RuntimeError("the market is down")
+
+    listings_announced.connect(broken, dispatch_uid="test-broken")
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            run = store(cs_dc, "rss_new.xml")
+    finally:
+        listings_announced.disconnect(dispatch_uid="test-broken")
+    assert run.status == IngestRun.Status.SUCCEEDED
+    assert Listing.objects.filter(category=cs_dc).count() == 2
+    assert announced == [("cs.DC", NOV_24)]  # the other receivers still heard of it
+
+
+def test_papers_imports_no_later_app():
+    """papers ← market ← accounts: nothing in papers may import market or accounts."""
+    import ast
+    from pathlib import Path
+
+    root = Path(ingest.__file__).parent
+    offenders = []
+    for path in root.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [
+                f"{path.relative_to(root)}: {name}"
+                for name in names
+                if name.split(".")[0] in {"market", "accounts"}
+            ]
+    assert offenders == []
 
 
 def test_three_sample_days_in_a_row(cs_dc):
