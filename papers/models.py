@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
+from .calendar import announced_at
 from .identifiers import validate_archive_code, validate_arxiv_id, validate_category_code
 
 
@@ -276,6 +277,12 @@ class IngestRun(models.Model):
 
     category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="ingest_runs")
     date = models.DateField(null=True, blank=True, help_text="Announcement date of the feed")
+    announced_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When arXiv announced the listing day: 20:00 New York time the day before",
+    )
     source = models.CharField(max_length=500, help_text="Feed URL or file path")
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -293,6 +300,14 @@ class IngestRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.category.code} {self.date or '?'} {self.status}"
+
+    def save(self, *args, **kwargs) -> None:
+        # The instant follows the listing day, whichever path (RSS, API, file, backfill) set it:
+        # the market pays by when a day was announced, never by when our ingest ran.
+        self.announced_at = announced_at(self.date) if self.date else None
+        if (update_fields := kwargs.get("update_fields")) is not None and "date" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "announced_at"}
+        super().save(*args, **kwargs)
 
     @property
     def duration(self) -> dt.timedelta | None:

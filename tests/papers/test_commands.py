@@ -9,6 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from papers.calendar import NEW_YORK
 from papers.management.commands.ingest import Command as IngestCommand
 from papers.models import IngestRun, Listing, Paper, PaperVersion
 from papers.typesetting import TYPESETTER_VERSION
@@ -172,6 +173,17 @@ def test_backfill_pages_through_the_api_and_dates_by_the_schedule(
     assert listed == {
         (arxiv_id, day, "new" if primary == "cs.DC" else "cross")
         for arxiv_id, _published, primary, day in BACKFILL
+    }
+    # Each day's run holds the instant arXiv announced it: 20:00 New York time the day before
+    # (Friday's batch, listed Monday, on Sunday evening).
+    announced = {
+        run.date.isoformat(): run.announced_at.astimezone(NEW_YORK).strftime("%a %d %H:%M")
+        for run in IngestRun.objects.all()
+    }
+    assert announced == {
+        "2026-11-03": "Mon 02 20:00",
+        "2026-11-04": "Tue 03 20:00",
+        "2026-11-09": "Sun 08 20:00",
     }
     runs = IngestRun.objects.filter(status="succeeded").order_by("date")
     assert [(r.date.isoformat(), r.items) for r in runs] == [

@@ -364,6 +364,35 @@ def test_papers_imports_no_later_app():
     assert offenders == []
 
 
+# arXiv announced Tuesday 24 November's listing on Monday 23 November at 20:00 New York time
+# (EST, UTC-5): 01:00 UTC on the 24th.
+NOV_24_ANNOUNCED = dt.datetime(2026, 11, 24, 1, 0, tzinfo=dt.UTC)
+
+
+def test_every_kind_of_ingest_records_when_arxiv_announced_the_day(cs_dc, arxiv_server, tmp_path):
+    rss = store(cs_dc, "rss_new.xml")
+    feed = tmp_path / "cs.DC.rss"
+    feed.write_bytes(fixture_bytes("rss_new.xml"))
+    from_file = ingest_category(category=cs_dc, file=feed, enrich=False)
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_new.xml")))
+    fetched = ingest_category(category=cs_dc, enrich=False)
+    api = ingest_feed(
+        category=cs_dc,
+        parsed=parse_feed(fixture_bytes("api_response.xml"), date=NOV_24),
+        source="api",
+    )
+
+    for run in (rss, from_file, fetched, api):
+        run.refresh_from_db()
+        assert (run.date, run.announced_at) == (NOV_24, NOV_24_ANNOUNCED)
+
+
+def test_a_run_without_a_day_has_no_announcement_instant(cs_dc):
+    with pytest.raises(IngestError):
+        ingest_category(category=cs_dc, file=FIXTURES / "truncated.xml", enrich=False)
+    assert IngestRun.objects.get().announced_at is None
+
+
 def test_three_sample_days_in_a_row(cs_dc):
     days = sorted(SAMPLE.glob("cs.DC-*.rss"))
     assert len(days) == 3

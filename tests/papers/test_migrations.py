@@ -1,0 +1,36 @@
+"""Data migrations of the papers app, run forwards on a database holding older rows."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def migrate(target: list[tuple[str, str]]):
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(target)
+    return executor.loader.project_state(target).apps
+
+
+def test_old_ingest_runs_get_the_instant_their_day_was_announced():
+    old = migrate([("papers", "0003_identifier_validators")])
+    category, _ = old.get_model("papers", "Category").objects.get_or_create(
+        code="cs.XX", name="Test", archive_code="cs", archive_name="Computer Science"
+    )
+    runs = old.get_model("papers", "IngestRun").objects
+    # Monday 9 November's listing (announced Sunday) and one in summer time (EDT, UTC-4).
+    monday = runs.create(category=category, date=dt.date(2026, 11, 9), source="old")
+    summer = runs.create(category=category, date=dt.date(2026, 7, 1), source="old")
+    undated = runs.create(category=category, date=None, source="old")
+
+    new = migrate([("papers", "0004_ingestrun_announced_at")])
+    runs = new.get_model("papers", "IngestRun").objects
+    assert runs.get(pk=monday.pk).announced_at == dt.datetime(2026, 11, 9, 1, 0, tzinfo=dt.UTC)
+    assert runs.get(pk=summer.pk).announced_at == dt.datetime(2026, 7, 1, 0, 0, tzinfo=dt.UTC)
+    assert runs.get(pk=undated.pk).announced_at is None
