@@ -174,6 +174,7 @@ class _Plan:
     listings: dict[tuple[str, dt.date], tuple[str, int]] = field(default_factory=dict)
     counts: _Counts = field(default_factory=_Counts)
     dates: set[dt.date] = field(default_factory=set)
+    unlisted: int = 0  # entries stored but not listed: the category is not among theirs
 
 
 def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) -> _Plan:
@@ -215,7 +216,6 @@ def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) ->
 
     for entry in parsed.entries:
         listing_date: dt.date = entry.announced_on or parsed.date  # type: ignore[assignment]
-        plan.dates.add(listing_date)
         arxiv_id = entry.arxiv_id
         paper = plan.papers.get(arxiv_id)
         if paper is None:
@@ -250,12 +250,25 @@ def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) ->
             )
             known_versions.add((arxiv_id, entry.version))
 
+        if category.code not in entry.categories:
+            # The API's answer for a category can include papers that are not in it (seen: 13
+            # of 100 for cs.SE). The paper is stored, but listed only where it belongs.
+            plan.unlisted += 1
+            continue
+        plan.dates.add(listing_date)
         if (arxiv_id, listing_date) not in listed:
             plan.listings[(arxiv_id, listing_date)] = (
                 _announce_type(entry, category),
                 entry.listing_version or entry.version,
             )
             listed.add((arxiv_id, listing_date))
+    if plan.unlisted:
+        logger.warning(
+            "%d of %d entries are not in %s: stored, not listed there",
+            plan.unlisted,
+            len(parsed.entries),
+            category.code,
+        )
     plan.counts.papers_created = len(plan.new)
     plan.counts.listings_created = len(plan.listings)
     return plan

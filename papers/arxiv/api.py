@@ -83,7 +83,9 @@ def _api_entry(element: ET.Element, *, date: dt.date | None) -> ParsedEntry:
         for link in element.iterfind(f"{ATOM}link"):
             if link.get("title") == "doi" and link.get("href"):
                 doi = re.sub(r"^https?://(dx\.)?doi\.org/", "", link.get("href", ""))
-    submitted_at = parse_iso(_text(element, f"{ATOM}published"))
+    submitted_at = parse_iso(
+        _text(element, f"{ATOM}published"), what=f"API entry {arxiv_id}'s <published>"
+    )
     if date is None and submitted_at is None:
         raise IngestError(f"API entry {arxiv_id} has no submission date to date it by.")
     return ParsedEntry(
@@ -99,5 +101,7 @@ def _api_entry(element: ET.Element, *, date: dt.date | None) -> ParsedEntry:
         journal_ref=_text(element, f"{ARXIV}journal_ref"),
         doi=doi,
         submitted_at=submitted_at,
-        updated_at=parse_iso(_text(element, f"{ATOM}updated")),
-    )
+        updated_at=parse_iso(
+            _text(element, f"{ATOM}updated"), what=f"API entry {arxiv_id}'s <updated>"
+        ),
+    ).bounded()

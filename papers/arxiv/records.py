@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+import logging
+from dataclasses import dataclass, field, fields, replace
+
+logger = logging.getLogger(__name__)
+
+# What one entry may hold. arXiv's own limits are far lower (1,920 characters an abstract, a few
+# hundred a title): anything past these is a broken or hostile feed, and is cut, with a warning,
+# rather than allowed to cost minutes of typesetting and matching on every page that shows it.
+MAX_TEXT = 20_000  # characters, in each text field and each author's name and affiliation
+MAX_AUTHORS = 2_000
+MAX_CATEGORIES = 100
+MAX_CATEGORY_CODE = 32  # the width of Paper.primary_category; real codes are far shorter
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,41 @@ class ParsedEntry:
     @property
     def primary_category(self) -> str:
         return self.categories[0] if self.categories else ""
+
+    def bounded(self) -> ParsedEntry:
+        """This entry within the caps above; each cut is logged, and the rest kept."""
+        changes: dict[str, object] = {}
+        for name in (f.name for f in fields(self)):
+            value = getattr(self, name)
+            if isinstance(value, str) and len(value) > MAX_TEXT:
+                self._warn(name, len(value), MAX_TEXT, "characters")
+                changes[name] = value[:MAX_TEXT]
+        authors = self.authors
+        if len(authors) > MAX_AUTHORS:
+            self._warn("authors", len(authors), MAX_AUTHORS, "authors")
+            authors = authors[:MAX_AUTHORS]
+        if any(len(a.name) > MAX_TEXT or len(a.affiliation) > MAX_TEXT for a in authors):
+            self._warn("author names", max(len(a.name) for a in authors), MAX_TEXT, "characters")
+            authors = [
+                ParsedAuthor(name=a.name[:MAX_TEXT], affiliation=a.affiliation[:MAX_TEXT])
+                for a in authors
+            ]
+        if authors is not self.authors:
+            changes["authors"] = authors
+        categories = [code for code in self.categories if len(code) <= MAX_CATEGORY_CODE]
+        if len(categories) < len(self.categories):
+            self._warn("categories", len(self.categories), len(categories), "(over-long codes)")
+        if len(categories) > MAX_CATEGORIES:
+            self._warn("categories", len(categories), MAX_CATEGORIES, "categories")
+            categories = categories[:MAX_CATEGORIES]
+        if len(categories) < len(self.categories):
+            changes["categories"] = categories
+        return replace(self, **changes) if changes else self
+
+    def _warn(self, what: str, size: int, cap: int, unit: str) -> None:
+        logger.warning(
+            "arXiv entry %s: %s cut from %d to %d %s", self.arxiv_id, what, size, cap, unit
+        )
 
 
 @dataclass

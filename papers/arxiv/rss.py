@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -11,9 +12,11 @@ import feedparser
 
 from papers.arxiv.errors import IngestError
 from papers.arxiv.fields import clean, parse_rfc822_date, split_id
-from papers.arxiv.records import ParsedAuthor, ParsedEntry, ParsedFeed
+from papers.arxiv.records import MAX_AUTHORS, ParsedAuthor, ParsedEntry, ParsedFeed
 from papers.arxiv.sniffing import detect_format, parse_xml, xml_error
 from papers.models import Listing
+
+logger = logging.getLogger(__name__)
 
 ANNOUNCE_TYPES = frozenset(Listing.AnnounceType.values)
 
@@ -96,6 +99,18 @@ def split_authors(creator: str) -> list[ParsedAuthor]:
     return [author for author in map(_author_from, parts) if author.name]
 
 
+def _bounded_creator(creator: str, arxiv_id: str) -> str:
+    """The author string, cut before it is split character by character: 100 characters an
+    author (names with affiliations) is room for MAX_AUTHORS of them."""
+    limit = MAX_AUTHORS * 100
+    if len(creator) <= limit:
+        return creator
+    logger.warning(
+        "arXiv entry %s: author list cut from %d to %d characters", arxiv_id, len(creator), limit
+    )
+    return creator[:limit]
+
+
 def parse_rss(content: bytes) -> ParsedFeed:
     """Parse an rss.arxiv.org RSS 2.0 feed (one category, one announcement day)."""
     if detect_format(content) != "rss":
@@ -117,7 +132,7 @@ def parse_rss(content: bytes) -> ParsedFeed:
     elif problem is not None:
         raise IngestError(f"The feed could not be parsed: {problem}")
     channel = document.feed
-    date = parse_rfc822_date(channel.get("published"))
+    date = parse_rfc822_date(channel.get("published"), what="The feed's date (pubDate)")
     match = _CHANNEL_CATEGORY_RE.match(clean(channel.get("title")))
     entries: list[ParsedEntry] = []
     seen: set[str] = set()
@@ -128,7 +143,9 @@ def parse_rss(content: bytes) -> ParsedFeed:
         seen.add(entry.arxiv_id)
         entries.append(entry)
     if date is None and entries:
-        date = parse_rfc822_date(document.entries[0].get("published"))
+        date = parse_rfc822_date(
+            document.entries[0].get("published"), what="The first item's date (pubDate)"
+        )
     return ParsedFeed(
         format="rss", date=date, entries=entries, category=match["code"] if match else ""
     )
@@ -156,10 +173,10 @@ def _rss_entry(item: Mapping[str, Any], position: int) -> ParsedEntry:
         version=version,
         title=clean(item.get("title")),
         abstract=abstract.strip(),
-        authors=split_authors(item.get("author") or ""),
+        authors=split_authors(_bounded_creator(item.get("author") or "", arxiv_id)),
         categories=[tag["term"] for tag in item.get("tags", []) if tag.get("term")],
         announce_type=announce_type,
         license=clean(item.get("rights")),
         doi=clean(item.get("arxiv_doi")),
         journal_ref=clean(item.get("arxiv_journal_reference")),
-    )
+    ).bounded()

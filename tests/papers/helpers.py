@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+from xml.sax.saxutils import escape
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE = Path(__file__).resolve().parents[2] / "sample"
@@ -108,6 +109,7 @@ def atom_entry(
     primary: str = "cs.DC",
     others: tuple[str, ...] = (),
     authors: tuple[tuple[str, str], ...] = (("Ada Byron", ""),),
+    comment: str = "",
 ) -> str:
     """One arXiv API <entry>, shaped like export.arxiv.org's."""
     people = "".join(
@@ -124,7 +126,9 @@ def atom_entry(
         f"<entry><id>http://arxiv.org/abs/{arxiv_id}v{version}</id>"
         f"<updated>{published}</updated><published>{published}</published>"
         f"<title>{title}</title><summary>  {summary}\n</summary>{people}"
-        f'<link href="http://arxiv.org/abs/{arxiv_id}v{version}" rel="alternate" type="text/html"/>'
+        + (f"<arxiv:comment>{comment}</arxiv:comment>" if comment else "")
+        + f'<link href="http://arxiv.org/abs/{arxiv_id}v{version}" rel="alternate" '
+        'type="text/html"/>'
         f'<arxiv:primary_category term="{primary}" scheme="http://arxiv.org/schemas/atom"/>'
         f"{categories}</entry>"
     )
@@ -142,4 +146,40 @@ def atom_feed(entries: list[str], *, total: int, start: int = 0) -> bytes:
         f"<opensearch:itemsPerPage>{len(entries)}</opensearch:itemsPerPage>"
         f"<opensearch:totalResults>{total}</opensearch:totalResults>"
         f"<opensearch:startIndex>{start}</opensearch:startIndex>" + "".join(entries) + "</feed>"
+    ).encode()
+
+
+def rss_item(
+    arxiv_id: str,
+    *,
+    title: str = "A paper",
+    abstract: str = "An abstract about consensus.",
+    creator: str = "Ada Byron",
+    categories: tuple[str, ...] = ("cs.DC",),
+    kind: str = "new",
+    pub_date: str = "",
+) -> str:
+    """One rss.arxiv.org <item>; the text is escaped here, so pass it raw."""
+    description = f"arXiv:{arxiv_id}v1 Announce Type: {kind} \nAbstract: {abstract}"
+    return (
+        f"<item><title>{escape(title)}</title>"
+        f"<link>https://arxiv.org/abs/{arxiv_id}</link>"
+        f"<description>{escape(description)}</description>"
+        f'<guid isPermaLink="false">oai:arXiv.org:{arxiv_id}v1</guid>'
+        + "".join(f"<category>{escape(code)}</category>" for code in categories)
+        + (f"<pubDate>{pub_date}</pubDate>" if pub_date else "")
+        + f"<arxiv:announce_type>{kind}</arxiv:announce_type>"
+        f"<dc:creator>{escape(creator)}</dc:creator></item>"
+    )
+
+
+def rss_feed(items: list[str], *, pub_date: str = "Tue, 24 Nov 2026 00:00:00 -0500") -> bytes:
+    """An rss.arxiv.org cs.DC feed dated `pub_date` (written as is, however wrong)."""
+    return (
+        "<?xml version='1.0' encoding='UTF-8'?>\n"
+        '<rss xmlns:arxiv="http://arxiv.org/schemas/atom" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/" version="2.0"><channel>'
+        "<title>cs.DC updates on arXiv.org</title>"
+        "<link>http://rss.arxiv.org/rss/cs.DC</link>"
+        f"<pubDate>{pub_date}</pubDate>" + "".join(items) + "</channel></rss>"
     ).encode()
