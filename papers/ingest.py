@@ -30,6 +30,7 @@ from papers.arxiv.documents import parse_feed
 from papers.arxiv.enrichment import enrich_quietly
 from papers.arxiv.errors import FetchError, IngestError
 from papers.arxiv.fields import clean
+from papers.arxiv.queries import page_params, submitted_between
 from papers.arxiv.records import ParsedEntry, ParsedFeed
 from papers.models import Category, IngestRun, Listing, Paper, PaperVersion
 from papers.signals import listings_announced
@@ -531,28 +532,21 @@ def backfill(
     until = until or timezone.now().date()
     if until < since:
         raise IngestError(f"--until ({until}) is before --since ({since}).")
-    query = f"cat:{category.code} AND submittedDate:[{since:%Y%m%d}0000 TO {until:%Y%m%d}2359]"
+    search = submitted_between(category_code=category.code, since=since, until=until)
     runs: list[IngestRun] = []
     pending: dict[dt.date, list[ParsedEntry]] = {}
 
     def flush(days: list[dt.date]) -> None:
         for day in sorted(days):
             parsed = ParsedFeed(format="api", date=day, entries=pending.pop(day))
-            source = f"{settings.ARXIV_API_URL}?search_query={query} (backfill {day})"
+            source = f"{settings.ARXIV_API_URL}?search_query={search.query} (backfill {day})"
             runs.append(ingest_feed(category=category, parsed=parsed, source=source))
 
     start = 0
     total: int | None = None
     while total is None or start < total:
-        params = {
-            "search_query": query,
-            "start": str(start),
-            "max_results": str(page_size),
-            "sortBy": "submittedDate",
-            "sortOrder": "ascending",
-        }
         try:
-            page = fetch_api(params)
+            page = fetch_api(page_params(search, start=start, size=page_size))
         except IngestError as exc:
             failed = IngestRun.objects.create(
                 category=category, source=f"{settings.ARXIV_API_URL} (backfill from {since})"
