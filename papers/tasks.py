@@ -7,6 +7,7 @@ import logging
 from celery import shared_task
 
 from papers import ingest
+from papers.arxiv.errors import FetchError
 from papers.models import Category, IngestRun
 
 logger = logging.getLogger(__name__)
@@ -18,7 +19,7 @@ logger = logging.getLogger(__name__)
     # leaves it on the queue, and the re-run is harmless (the write is idempotent).
     acks_late=True,
     # Only network trouble is worth retrying; a malformed feed stays malformed.
-    autoretry_for=(ingest.FetchError,),
+    autoretry_for=(FetchError,),
     retry_backoff=60,  # 1, 2, 4, 8, 16 minutes (plus jitter), well before the next beat run
     retry_backoff_max=30 * 60,
     retry_jitter=True,

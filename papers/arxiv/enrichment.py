@@ -7,6 +7,7 @@ import logging
 from dataclasses import replace
 
 from papers.arxiv.client import fetch_api
+from papers.arxiv.queries import by_ids, page_params
 from papers.arxiv.records import ParsedEntry, ParsedFeed
 
 logger = logging.getLogger(__name__)
@@ -20,8 +21,7 @@ def enrich(parsed: ParsedFeed, *, batch_size: int = 100) -> int:
     ids = list(by_id)
     for start in range(0, len(ids), batch_size):
         batch = ids[start : start + batch_size]
-        params = {"id_list": ",".join(batch), "start": "0", "max_results": str(len(batch))}
-        for found in fetch_api(params).entries:
+        for found in fetch_api(page_params(by_ids(batch), start=0, size=len(batch))).entries:
             index = by_id.get(found.arxiv_id)
             if index is None:
                 continue

@@ -23,6 +23,11 @@ def submitted_between(*, category_code: str, since: dt.date, until: dt.date) -> 
     )
 
 
+def by_ids(arxiv_ids: list[str]) -> arxiv.Search:
+    """These papers, at their current versions."""
+    return arxiv.Search(id_list=arxiv_ids, max_results=len(arxiv_ids))
+
+
 def page_params(search: arxiv.Search, *, start: int, size: int) -> dict[str, str]:
     """The API parameters for one page of `search`."""
     params = {
