@@ -6,8 +6,11 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
+from xml.sax.saxutils import escape
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from papers import ingest
 from papers.arxiv.documents import parse_feed
@@ -222,3 +225,78 @@ def test_an_api_answer_lists_a_paper_only_in_its_own_categories(cs_dc, caplog):
     listed = set(Listing.objects.values_list("paper__arxiv_id", "category__code"))
     assert listed == {("2611.00001", "cs.DC"), ("2611.00002", "cs.DC")}
     assert "1 of 3 entries are not in cs.DC" in caplog.text
+
+
+# ------------------------------------------------------------------------------------------
+# Fuzzing the parsers: whatever arrives, a ParsedFeed within the caps or a clear IngestError
+# ------------------------------------------------------------------------------------------
+
+# Text that XML 1.0 can carry (no control characters, no surrogates), long or short.
+xml_text = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufffe\uffff"),
+    max_size=300,
+)
+date_like = st.one_of(
+    xml_text,
+    st.builds(
+        "{}, {:02d} {} {:04d} {:02d}:{:02d}:00 {}".format,
+        st.sampled_from(["Mon", "Tue", "Sun"]),
+        st.integers(0, 40),
+        st.sampled_from(["Jan", "Feb", "Nov", "Dec", "Foo"]),
+        st.integers(0, 9999),
+        st.integers(0, 30),
+        st.integers(0, 70),
+        st.sampled_from(["-0500", "+1400", "GMT", "-2400", "EST"]),
+    ),
+)
+
+
+def within_caps(parsed) -> bool:
+    return all(
+        len(entry.title) <= MAX_TEXT
+        and len(entry.abstract) <= MAX_TEXT
+        and len(entry.authors) <= MAX_AUTHORS
+        for entry in parsed.entries
+    )
+
+
+@given(
+    pub_date=date_like,
+    title=xml_text,
+    abstract=xml_text,
+    creator=xml_text,
+    category=xml_text,
+)
+@settings(max_examples=150, deadline=None)
+def test_any_rss_item_parses_or_is_refused_clearly(pub_date, title, abstract, creator, category):
+    item = rss_item(
+        "2611.00001", title=title, abstract=abstract, creator=creator, categories=(category,)
+    )
+    try:
+        parsed = parse_feed(rss_feed([item], pub_date=pub_date))
+    except ingest.IngestError as refused:
+        assert str(refused) and "\n" not in str(refused)
+    else:
+        assert within_caps(parsed)
+        assert parsed.date is None or dt.date(1991, 1, 1) <= parsed.date
+
+
+@given(published=date_like, summary=xml_text, date=st.one_of(st.none(), st.dates()))
+@settings(max_examples=150, deadline=None)
+def test_any_api_entry_parses_or_is_refused_clearly(published, summary, date):
+    entry = atom_entry("2611.00001", published=escape(published), summary=escape(summary))
+    try:
+        parsed = parse_feed(atom_feed([entry], total=1), date=date)
+    except ingest.IngestError as refused:
+        assert str(refused) and "\n" not in str(refused)
+    else:
+        assert within_caps(parsed)
+
+
+@given(st.binary(max_size=2_000))
+@settings(max_examples=200, deadline=None)
+def test_any_bytes_parse_or_are_refused_clearly(content):
+    try:
+        parse_feed(content)
+    except ingest.IngestError as refused:
+        assert str(refused)
