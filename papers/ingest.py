@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from papers.arxiv.client import fetch, fetch_api
+from papers.arxiv.client import fetch, fetch_api, too_large
 from papers.arxiv.documents import parse_feed
 from papers.arxiv.enrichment import enrich_quietly
 from papers.arxiv.errors import FetchError, IngestError
@@ -495,6 +495,9 @@ def ingest_category(
     try:
         if file is not None:
             try:
+                size = Path(file).stat().st_size
+                if size > settings.ARXIV_MAX_FEED_BYTES:
+                    raise too_large(str(file), f"{size:,} bytes")
                 content = Path(file).read_bytes()
             except OSError as exc:
                 raise IngestError(f"Cannot read {file}: {exc.strerror or exc}") from exc

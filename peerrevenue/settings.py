@@ -213,6 +213,9 @@ ARXIV_HTTP_RETRIES = int(os.environ.get("ARXIV_HTTP_RETRIES", "4"))
 ARXIV_HTTP_BACKOFF_SECONDS = float(os.environ.get("ARXIV_HTTP_BACKOFF_SECONDS", "2"))
 ARXIV_HTTP_MAX_DELAY_SECONDS = float(os.environ.get("ARXIV_HTTP_MAX_DELAY_SECONDS", "120"))
 ARXIV_ENRICH = env_bool("ARXIV_ENRICH", default=True)
+# The largest feed or API page read, downloaded or from a file (arXiv's biggest daily feeds are a
+# few MB): past it the ingest refuses the feed rather than read gigabytes into memory.
+ARXIV_MAX_FEED_BYTES = int(os.environ.get("ARXIV_MAX_FEED_BYTES", str(100 * 1024 * 1024)))
 INGEST_USER_AGENT = "PeerRevenue/0.1 (+https://github.com/peer-revenue)"
 
 # Market: integer micro-credits (µ¢).

@@ -137,17 +137,20 @@ def fetch(
 
     def attempt() -> bytes | Retry:
         try:
-            response = requests.get(url, params=params, headers=headers, timeout=timeout)
+            # Streamed, so that an endless or enormous body is cut off at the cap.
+            with requests.get(
+                url, params=params, headers=headers, timeout=timeout, stream=True
+            ) as response:
+                status = response.status_code
+                if status < 400:
+                    return _capped_body(response, url=url)
+                if status != 429 and status < 500:
+                    raise IngestError(f"Could not fetch {url}: HTTP {status} {response.reason}")
+                return Retry(f"HTTP {status} {response.reason}", after=_retry_after(response))
         except _RETRYABLE_ERRORS as exc:
             return Retry(f"{type(exc).__name__}: {exc}")
         except requests.RequestException as exc:  # a bad URL and the like: retrying won't help
             raise IngestError(f"Could not fetch {url}: {exc}") from exc
-        status = response.status_code
-        if status < 400:
-            return response.content
-        if status != 429 and status < 500:
-            raise IngestError(f"Could not fetch {url}: HTTP {status} {response.reason}")
-        return Retry(f"HTTP {status} {response.reason}", after=_retry_after(response))
 
     return policy.run(
         attempt,
@@ -156,6 +159,30 @@ def fetch(
             f"Could not fetch {url} after {attempts} attempts: {problem}"
         ),
     )
+
+
+def too_large(source: str, size: int | str) -> IngestError:
+    limit = settings.ARXIV_MAX_FEED_BYTES
+    return IngestError(
+        f"{source} is larger than {limit:,} bytes ({size}), far past any arXiv feed: refused "
+        "(ARXIV_MAX_FEED_BYTES)."
+    )
+
+
+def _capped_body(response: requests.Response, *, url: str) -> bytes:
+    """The body, decompressed, refused once it passes ARXIV_MAX_FEED_BYTES (a gzip bomb too)."""
+    limit = settings.ARXIV_MAX_FEED_BYTES
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large(url, f"{int(declared):,} bytes declared")
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_content(chunk_size=1 << 16):
+        size += len(chunk)
+        if size > limit:
+            raise too_large(url, "and counting")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 class _Throttle:

@@ -4,6 +4,7 @@ success after retries), and the next run catches up. A local server stands in fo
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import logging
 import time
 from xml.sax.saxutils import escape
@@ -225,6 +226,37 @@ def test_an_api_answer_lists_a_paper_only_in_its_own_categories(cs_dc, caplog):
     listed = set(Listing.objects.values_list("paper__arxiv_id", "category__code"))
     assert listed == {("2611.00001", "cs.DC"), ("2611.00002", "cs.DC")}
     assert "1 of 3 entries are not in cs.DC" in caplog.text
+
+
+def test_a_feed_file_past_the_size_cap_is_refused_unread(cs_dc, settings, tmp_path):
+    settings.ARXIV_MAX_FEED_BYTES = 1_000
+    with pytest.raises(ingest.IngestError, match="larger than 1,000 bytes"):
+        ingest_file(cs_dc, tmp_path, FEED)
+    assert IngestRun.objects.get().status == IngestRun.Status.FAILED
+    assert not Paper.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("reply", "cap"),
+    [
+        (Reply(200, FEED), 1_000),  # an honest Content-Length past the cap
+        # A gzip bomb: about 64 KB on the wire, under the cap; 64 MB once decompressed.
+        (Reply(200, gzip.compress(b" " * (64 << 20)), {"Content-Encoding": "gzip"}), 1 << 20),
+    ],
+    ids=["large body", "gzip bomb"],
+)
+def test_a_download_past_the_size_cap_is_refused_without_retrying(
+    cs_dc, arxiv_server, settings, sleeps, reply, cap
+):
+    settings.ARXIV_MAX_FEED_BYTES = cap
+    arxiv_server.route("/rss/cs.DC", reply)
+
+    with pytest.raises(ingest.IngestError, match=f"larger than {cap:,} bytes") as refused:
+        ingest.ingest_category(category=cs_dc)
+
+    assert not isinstance(refused.value, ingest.FetchError)  # the same feed stays too large
+    assert len(arxiv_server.hits("/rss/cs.DC")) == 1 and sleeps == []
+    assert not Paper.objects.exists()
 
 
 # ------------------------------------------------------------------------------------------
