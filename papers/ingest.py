@@ -6,7 +6,11 @@ Reading arXiv (fetching, parsing, enriching) lives in ``papers.arxiv``; this mod
 - ``ingest_feed`` stores one parsed feed in one transaction and records an ``IngestRun``;
 - ``ingest_category`` chains fetch (or read a file) → parse → enrich → write for one category;
 - ``backfill`` pages through the API by search and writes one transaction per listing day;
-- ``ingest_lock`` keeps two workers from ingesting one category at once.
+- ``ingest_lock`` keeps two workers from ingesting one category at once;
+- ``typeset_paper`` renders a paper's TeX, shared with the ``retypeset`` command.
+
+After a feed's transaction commits, ``papers.signals.listings_announced`` is sent once per listing
+date: later apps (the market's dividends) listen there, so this module imports none of them.
 """
 
 from __future__ import annotations

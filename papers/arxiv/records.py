@@ -58,7 +58,8 @@ class ParsedEntry:
             self._warn("authors", len(authors), MAX_AUTHORS, "authors")
             authors = authors[:MAX_AUTHORS]
         if any(len(a.name) > MAX_TEXT or len(a.affiliation) > MAX_TEXT for a in authors):
-            self._warn("author names", max(len(a.name) for a in authors), MAX_TEXT, "characters")
+            longest = max(max(len(a.name), len(a.affiliation)) for a in authors)
+            self._warn("author names or affiliations", longest, MAX_TEXT, "characters")
             authors = [
                 ParsedAuthor(name=a.name[:MAX_TEXT], affiliation=a.affiliation[:MAX_TEXT])
                 for a in authors
