@@ -1,16 +1,45 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+import unicodedata
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.expressions import RawSQL
 from django.urls import reverse
 
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
 from .calendar import announced_at
 from .identifiers import validate_archive_code, validate_arxiv_id, validate_category_code
+
+# How much of an abstract a listing shows before "Read the full abstract": the clamp in
+# static/css/site.css, and the characters its widest line holds (the 52rem column in the serif
+# body font, counted generously so that the control never opens onto nothing).
+ABSTRACT_CLAMP_LINES = 3
+ABSTRACT_LINE_CHARACTERS = 110
+
+
+def fold_name(name: str) -> str:
+    """A name without case, accents or extra spaces, as PostgreSQL's unaccent(lower()) sees
+    it: "Ayşe  Dağlı" and "ayse dagli" fold alike."""
+    decomposed = unicodedata.normalize("NFKD", " ".join(name.split()).casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("ı", "i")
+
+
+class CategoryQuerySet(models.QuerySet):
+    def with_counts(self) -> CategoryQuerySet:
+        """Annotate what the category pages can reach: ``paper_count`` (new and cross-list
+        listings, the daily streams), ``replacement_count`` and ``latest_date``."""
+        visible = models.Q(listings__paper__hidden=False)
+        in_stream = models.Q(listings__announce_type__in=Listing.STREAM_TYPES)
+        return self.annotate(
+            paper_count=models.Count("listings", filter=visible & in_stream),
+            replacement_count=models.Count("listings", filter=visible & ~in_stream),
+            latest_date=models.Max("listings__date", filter=visible),
+        )
 
 
 class Category(models.Model):
@@ -33,6 +62,8 @@ class Category(models.Model):
         settings.AUTH_USER_MODEL, through="Watch", related_name="watched_categories", blank=True
     )
 
+    objects = CategoryQuerySet.as_manager()
+
     class Meta:
         ordering = ["code"]
         verbose_name_plural = "categories"
@@ -42,6 +73,15 @@ class Category(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("papers:category", args=[self.code])
+
+    @property
+    def is_ingested(self) -> bool:
+        """Whether the site has (or fetches) this category's papers; needs ``with_counts()``."""
+        return self.ingest_enabled or bool(self.paper_count or self.replacement_count)
+
+    @property
+    def arxiv_url(self) -> str:
+        return f"https://arxiv.org/list/{self.code}/new"
 
     def toggle_watch(self, user) -> bool:
         """Watch the category, or stop watching it; returns whether the user now watches."""
@@ -70,6 +110,21 @@ class Watch(models.Model):
 class PaperQuerySet(models.QuerySet):
     def visible(self) -> PaperQuerySet:
         return self.filter(hidden=False)
+
+    def by_author(self, name: str) -> PaperQuerySet:
+        """Papers with an author called `name`, ignoring case and accents (Dağlı = Dagli).
+
+        Compares the rendered names with PostgreSQL's unaccent (migration 0006); a scan of the
+        JSON lists, which is fine at this site's size (a few hundred thousand papers at most).
+        """
+        matches = RawSQL(
+            "EXISTS (SELECT 1 FROM jsonb_array_elements(papers_paper.authors) AS author"
+            " WHERE unaccent(lower(coalesce(nullif(author->>'name_text', ''), author->>'name')))"
+            " = unaccent(lower(%s)))",
+            [" ".join(name.split())],
+            output_field=models.BooleanField(),
+        )
+        return self.alias(by_author=matches).filter(by_author=True)
 
 
 class Paper(models.Model):
@@ -168,6 +223,35 @@ class Paper(models.Model):
         return [author.get("name_text") or author.get("name", "") for author in self.authors]
 
     @property
+    def abstract_text(self) -> str:
+        """The abstract as plain Unicode (TeX turned to text), for feeds and length checks."""
+        from .typesetting import tex_to_text
+
+        return tex_to_text(self.abstract)
+
+    @property
+    def abstract_is_long(self) -> bool:
+        """Whether the abstract runs past the lines a listing shows (``ABSTRACT_CLAMP_LINES``).
+
+        Decided here, not in the browser, so that "Read the full abstract" needs no script:
+        each paragraph takes whole lines at the widest layout; wrapping on narrower screens
+        only adds lines, so an abstract said to fit is never cut anywhere.
+        """
+        from .typesetting import tex_to_text
+
+        lines = 0
+        for paragraph in re.split(r"\n\s*\n", self.abstract):
+            text = tex_to_text(paragraph)
+            if text:
+                lines += -(-len(text) // ABSTRACT_LINE_CHARACTERS)  # whole lines, rounded up
+        return lines > ABSTRACT_CLAMP_LINES
+
+    def author_named(self, name: str) -> str:
+        """This byline's own spelling of `name` (accents and all), or `name` if it has none."""
+        folded = fold_name(name)
+        return next((each for each in self.author_names if fold_name(each) == folded), name)
+
+    @property
     def short_authors(self) -> str:
         """`A`, `A and B`, `A, B and C`, or `A, B, C et al. (+N more)`."""
         names = self.author_names
@@ -198,6 +282,35 @@ class PaperVersion(models.Model):
 
 
 class ListingQuerySet(models.QuerySet):
+    def visible(self) -> ListingQuerySet:
+        return self.filter(paper__hidden=False)
+
+    def day_counts(self, *, category: Category) -> models.QuerySet:
+        """One row per announcement day of the category, newest first: ``date``, ``papers``
+        (new and cross-lists, the day's stream) and ``replacements``."""
+        return (
+            self.filter(category=category)
+            .visible()
+            .values("date")
+            .annotate(
+                papers=models.Count("id", filter=models.Q(announce_type__in=Listing.STREAM_TYPES)),
+                replacements=models.Count(
+                    "id", filter=~models.Q(announce_type__in=Listing.STREAM_TYPES)
+                ),
+            )
+            .order_by("-date")
+        )
+
+    def replacements(self, *, category: Category) -> ListingQuerySet:
+        """The category's replacements, newest day first and ascending arXiv id within a day."""
+        return (
+            self.filter(category=category)
+            .exclude(announce_type__in=Listing.STREAM_TYPES)
+            .visible()
+            .select_related("paper")
+            .order_by("-date", "paper__arxiv_id")
+        )
+
     def stream(self, *, category: Category, until: dt.date | None = None) -> ListingQuerySet:
         """A category's daily stream, newest day first and ascending arXiv id within a day.
 
@@ -312,3 +425,22 @@ class IngestRun(models.Model):
     @property
     def duration(self) -> dt.timedelta | None:
         return self.finished_at - self.started_at if self.finished_at else None
+
+
+class ReadingMark(models.Model):
+    """How far a signed-in reader has read their front page, for "new since your last visit".
+
+    ``seen_through`` is the newest announcement day their front page has shown them;
+    ``new_after`` is where the divider stands: days after it arrived since the visit before.
+    Dates, not times: an ingest that runs late still counts as new.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reading_mark"
+    )
+    seen_through = models.DateField(null=True, blank=True)
+    new_after = models.DateField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} has read through {self.seen_through or 'nothing yet'}"

@@ -1,5 +1,4 @@
 from django.urls import path, re_path
-from django.views.generic import RedirectView
 
 from . import views
 from .feeds import CategoryFeed
@@ -12,7 +11,7 @@ app_name = "papers"
 ARXIV_ID = rf"(?P<arxiv_id>{ARXIV_ID_PATTERN})"
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/list/cs.DC/", permanent=False), name="home"),
+    path("", views.home, name="home"),
     path("list/<str:code>/", views.category_listing, name="category"),
     path("list/<str:code>/feed/", CategoryFeed(), name="feed"),
     path("list/<str:code>/watch/", views.toggle_watch, name="watch"),
@@ -20,5 +19,7 @@ urlpatterns = [
     re_path(rf"^abs/{ARXIV_ID}/$", views.paper_detail, name="paper"),
     re_path(rf"^abs/{ARXIV_ID}v\d+/$", views.paper_version_redirect),
     path("watching/", views.watching, name="watching"),
+    # Names may hold a slash ("J. Smith/ACME" happens in feeds): the rest of the path is the name.
+    path("author/<path:name>/", views.author, name="author"),
     path("archive/<str:archive_code>/", views.archive, name="archive"),
 ]

@@ -6,16 +6,17 @@ import re
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
-from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from peerrevenue.pagecache import cache_page_for_anonymous
 
+from . import days, streams
 from .models import Category, Listing, Paper, Watch
 
 PAPERS_PER_PAGE = 30
+DEFAULT_CATEGORY = "cs.DC"
 DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -36,6 +37,38 @@ def paginate(request: HttpRequest, items, per_page: int = PAPERS_PER_PAGE):
         raise Http404("There is no such page.") from None
 
 
+def home(request: HttpRequest) -> HttpResponse:
+    """A signed-in reader's own front page; everyone else starts at cs.DC."""
+    if not request.user.is_authenticated:
+        return redirect("papers:category", DEFAULT_CATEGORY)
+    return front_page(request, nav="papers")
+
+
+@login_required
+def watching(request: HttpRequest) -> HttpResponse:
+    """The same merged stream, at the address the navigation's "Watching" link has."""
+    return front_page(request, nav="watching")
+
+
+def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
+    page = paginate(request, streams.front_page(user=request.user))
+    listings = list(page.object_list)
+    new_after = None
+    if page.number == 1:
+        new_after = streams.record_visit(
+            user=request.user, newest=listings[0].date if listings else None
+        )
+    page_days = days.group_days(listings=listings)
+    context = {
+        "page": page,
+        "days": page_days,
+        "divider_before": days.divider_before(days=page_days, new_after=new_after),
+        "watched": Category.objects.filter(watch__user=request.user),
+        "nav": nav,
+    }
+    return render(request, "papers/home.html", context)
+
+
 @cache_page_for_anonymous
 def category_listing(request: HttpRequest, code: str, date: str | None = None) -> HttpResponse:
     category = get_object_or_404(Category, code=code)
@@ -45,6 +78,8 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
         "category": category,
         "until": until,
         "page": page,
+        "days": days.days_on_page(category=category, page=page, until=until),
+        "day_nav": days.navigation(category=category, until=until),
         "watcher_count": category.watchers.count(),
         "is_watching": (
             request.user.is_authenticated
@@ -52,6 +87,19 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
         ),
     }
     return render(request, "papers/category.html", context)
+
+
+@cache_page_for_anonymous
+def author(request: HttpRequest, name: str) -> HttpResponse:
+    """Papers by one author, newest first, whatever accents the byline used."""
+    if not " ".join(name.split()):
+        raise Http404("Give an author’s name, e.g. /author/Ada Lovelace/.")
+    papers = Paper.objects.visible().by_author(name).order_by("-submitted_at", "-arxiv_id")
+    page = paginate(request, papers)
+    if not page.object_list:
+        raise Http404(f"There are no papers by “{name}” here.")
+    context = {"name": page.object_list[0].author_named(name), "page": page}
+    return render(request, "papers/author.html", context)
 
 
 @cache_page_for_anonymous
@@ -73,13 +121,7 @@ def paper_version_redirect(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 
 @cache_page_for_anonymous
 def archive(request: HttpRequest, archive_code: str) -> HttpResponse:
-    categories = Category.objects.filter(archive_code=archive_code).annotate(
-        paper_count=Count(
-            "listings__paper",
-            filter=Q(listings__paper__hidden=False),
-            distinct=True,
-        )
-    )
+    categories = list(Category.objects.filter(archive_code=archive_code).with_counts())
     if not categories:
         raise Http404(f"There is no archive “{archive_code}”.")
     return render(
@@ -88,16 +130,10 @@ def archive(request: HttpRequest, archive_code: str) -> HttpResponse:
         {
             "archive_name": categories[0].archive_name,
             "archive_code": archive_code,
-            "categories": categories,
+            "ingested": [category for category in categories if category.is_ingested],
+            "not_ingested": [category for category in categories if not category.is_ingested],
         },
     )
-
-
-@login_required
-def watching(request: HttpRequest) -> HttpResponse:
-    page = paginate(request, Listing.objects.watched_by(request.user))
-    watched = Category.objects.filter(watch__user=request.user)
-    return render(request, "papers/watching.html", {"page": page, "watched": watched})
 
 
 @require_POST
