@@ -1,19 +1,79 @@
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Max, QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
 
 from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
 from peerrevenue.pagecache import invalidate_pages
 
+from . import backfills
 from .models import Category, IngestRun, Listing, Paper, PaperVersion
+
+RECENT_RUNS = 15
 
 
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
-    list_display = ["code", "name", "archive_name", "ingest_enabled"]
+    list_display = ["code", "name", "archive_name", "ingest_enabled", "last_run"]
     list_editable = ["ingest_enabled"]
     list_filter = ["ingest_enabled", "archive_name"]
     search_fields = ["code", "name"]
+    readonly_fields = ["recent_runs"]
+    actions = ["enable_and_backfill", "disable_ingest"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).annotate(last_run_at=Max("ingest_runs__started_at"))
+
+    @admin.display(description="Last ingest", ordering="last_run_at")
+    def last_run(self, category: Category):
+        return category.last_run_at or "never"
+
+    @admin.display(description="Recent ingest runs")
+    def recent_runs(self, category: Category) -> str:
+        """The category's latest runs, a running backfill's progress first among them."""
+        runs = category.ingest_runs.all()[:RECENT_RUNS] if category.pk else []
+        if not runs:
+            return "None yet."
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    run.started_at.strftime("%Y-%m-%d %H:%M"),
+                    run.get_status_display(),
+                    run.date or "",
+                    run.source,
+                    f"{run.papers_created} new, {run.listings_created} listings",
+                    run.error[:200],
+                )
+                for run in runs
+            ),
+        )
+        return format_html(
+            '<table class="recent-runs"><thead><tr><th>Started</th><th>Status</th><th>Day</th>'
+            "<th>Source or progress</th><th>Stored</th><th>Error</th></tr></thead>"
+            "<tbody>{}</tbody></table>",
+            rows,
+        )
+
+    @admin.action(description="Enable daily ingest and backfill the last two weeks")
+    def enable_and_backfill(self, request: HttpRequest, queryset: QuerySet) -> None:
+        categories = list(queryset)
+        backfills.enable_and_backfill(categories=categories)
+        invalidate_pages()
+        codes = ", ".join(category.code for category in categories)
+        self.message_user(
+            request,
+            f"Enabled {codes} and queued a backfill of the last {backfills.BACKFILL_DAYS} days; "
+            "its progress shows under “Recent ingest runs” on each category's page.",
+            messages.SUCCESS,
+        )
+
+    @admin.action(description="Disable daily ingest (keeps the papers)")
+    def disable_ingest(self, request: HttpRequest, queryset: QuerySet) -> None:
+        count = queryset.update(ingest_enabled=False)
+        invalidate_pages()
+        self.message_user(request, f"Disabled the daily ingest of {count} categories.")
 
 
 class ListingInline(admin.TabularInline):

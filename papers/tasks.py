@@ -8,6 +8,7 @@ from celery import shared_task
 
 from papers import ingest
 from papers.arxiv.errors import FetchError
+from papers.backfills import backfill_category  # noqa: F401 - the worker finds tasks here
 from papers.models import Category, IngestRun
 
 logger = logging.getLogger(__name__)

@@ -12,25 +12,12 @@ from django.utils import timezone
 
 from papers.models import Listing, Watch
 from tests.factories import list_paper, make_listed_papers, make_paper
+from tests.papers.pages import page_text, paper_ids_in_order
 
 pytestmark = pytest.mark.django_db
 
 FRIDAY = dt.date(2026, 10, 2)
 THURSDAY = dt.date(2026, 10, 1)
-
-
-def page_text(response) -> str:
-    """The visible text of a page, whitespace folded, for assertions a reader would make."""
-    html = response.content.decode()
-    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
-    text = re.sub(r"<[^>]+>", " ", html)
-    text = text.replace("&nbsp;", " ").replace("&amp;", "&").replace("&#x27;", "'")
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def paper_ids_in_order(response) -> list[str]:
-    """The stream's entries in page order (replacement entries have ids "replaced-…")."""
-    return re.findall(r'<li class="paper" id="(\d[^"]*)"', response.content.decode())
 
 
 def test_home_redirects_to_cs_dc(client):
@@ -93,7 +80,7 @@ def test_author_forms(client, cs_dc, authors, short):
     assert re.sub(r"<[^>]+>", "", byline) == short
     assert byline.count("<a ") == min(len(authors), 3)
     if len(authors) >= 4:
-        assert f"All authors {', '.join(authors)}" in page_text(response).replace(" ,", ",")
+        assert f"All authors {', '.join(authors)}" in page_text(response)
         assert '<details class="paper__all-authors">' in html
     else:
         assert "All authors" not in page_text(response)

@@ -1,0 +1,93 @@
+"""Bringing a category in from the admin: enable its daily ingest and fetch its recent past.
+
+The fetch runs in the Celery worker (it pages through the arXiv API for minutes); one
+IngestRun row, "running" until it ends, shows its progress on the category's admin page, and
+each stored day leaves its own run there too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from celery import shared_task
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from . import ingest
+from .models import Category, IngestRun
+
+logger = logging.getLogger(__name__)
+
+BACKFILL_DAYS = 14
+BACKFILL_SOURCE = "Backfill"
+
+
+def enable_and_backfill(*, categories: list[Category], days: int = BACKFILL_DAYS) -> None:
+    """Turn on the daily ingest of `categories` and queue a backfill of their last `days`."""
+    since = timezone.localdate() - dt.timedelta(days=days)
+    for category in categories:
+        category.ingest_enabled = True
+        category.save(update_fields=["ingest_enabled"])
+        # Queued once the admin's transaction commits, so the worker sees the category enabled.
+        transaction.on_commit(
+            lambda pk=category.pk: backfill_category.delay(pk, since.isoformat()), robust=True
+        )
+
+
+# Named into papers.tasks so that the route for that module sends it to the ingest queue,
+# whose single worker keeps to arXiv's one request every three seconds.
+@shared_task(bind=True, name="papers.tasks.backfill_category", acks_late=True, max_retries=30)
+def backfill_category(self, category_id: int, since: str, until: str | None = None) -> int | None:
+    """Store a category's listings since `since` (ISO date); returns the progress run's pk."""
+    category = Category.objects.get(pk=category_id)
+    with ingest.ingest_lock(category.pk) as acquired:
+        if not acquired:
+            # The daily ingest of this category is running: come back when it is done.
+            raise self.retry(countdown=60)
+        IngestRun.objects.mark_interrupted(category=category)
+        return run_backfill(
+            category=category,
+            since=dt.date.fromisoformat(since),
+            until=dt.date.fromisoformat(until) if until else None,
+        ).pk
+
+
+def run_backfill(*, category: Category, since: dt.date, until: dt.date | None) -> IngestRun:
+    """The backfill itself, with a progress row; call it holding the category's ingest lock."""
+    until = until or timezone.localdate()
+    label = f"{BACKFILL_SOURCE} {since:%Y-%m-%d} to {until:%Y-%m-%d}"
+    progress = IngestRun.objects.create(category=category, source=f"{label}: starting")
+    started = timezone.now()
+
+    def on_page(done: int, total: int) -> None:
+        # An UPDATE of its own, committed at once: the admin shows it while the fetch goes on.
+        IngestRun.objects.filter(pk=progress.pk).update(
+            source=f"{label}: {done} of {total} papers fetched", items=done
+        )
+
+    try:
+        ingest.backfill(category=category, since=since, until=until, on_page=on_page)
+    except ingest.IngestError as exc:
+        progress.refresh_from_db()
+        progress.status = IngestRun.Status.FAILED
+        progress.error = str(exc) or type(exc).__name__
+    else:
+        progress.refresh_from_db()
+        progress.status = IngestRun.Status.SUCCEEDED
+        progress.source = f"{label}: done"
+    days = IngestRun.objects.filter(
+        category=category, started_at__gte=started, status=IngestRun.Status.SUCCEEDED
+    ).exclude(pk=progress.pk)
+    totals = days.aggregate(
+        papers_created=Sum("papers_created"),
+        papers_updated=Sum("papers_updated"),
+        listings_created=Sum("listings_created"),
+    )
+    for field, value in totals.items():
+        setattr(progress, field, value or 0)
+    progress.finished_at = timezone.now()
+    progress.save()
+    logger.info("%s of %s: %s", label, category.code, progress.status)
+    return progress
