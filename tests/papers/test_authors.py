@@ -1,0 +1,101 @@
+"""Author names link to author pages, which list their papers here newest first and match
+names with and without accents."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.factories import list_paper, make_paper
+from tests.papers.pages import page_text
+
+pytestmark = pytest.mark.django_db
+
+FRIDAY = dt.date(2026, 10, 2)
+DAGLI = "Ay\\c{s}e Da\\u{g}l{\\i}"  # as arXiv sends it: Ayşe Dağlı
+
+
+def submitted(day: int) -> dt.datetime:
+    return dt.datetime(2026, 9, day, 12, tzinfo=dt.UTC)
+
+
+def paper_by(arxiv_id: str, authors: list[str], *, day: int, hidden: bool = False):
+    paper = make_paper(arxiv_id=arxiv_id, title=f"Paper {arxiv_id}", authors=authors, hidden=hidden)
+    paper.submitted_at = submitted(day)
+    paper.save()
+    return paper
+
+
+def titles(response) -> list[str]:
+    return re.findall(r"Paper (\d{4}\.\d{5})", page_text(response))
+
+
+def test_author_names_in_an_entry_link_to_their_pages(client, cs_dc):
+    names = [DAGLI, "Ada Lovelace", "Chen Wei", "Ana P\\'erez"]
+    list_paper(paper_by("2610.00001", names, day=1), category=cs_dc, date=FRIDAY)
+    html = client.get("/list/cs.DC/").content.decode()
+    byline = re.search(r'<p class="paper__authors">(.*?)</p>', html).group(1)
+    assert '<a href="/author/Ay%C5%9Fe%20Da%C4%9Fl%C4%B1/">Ayşe Dağlı</a>' in byline
+    assert '<a href="/author/Ada%20Lovelace/">Ada Lovelace</a>' in byline
+    assert "Ana Pérez" not in byline  # fourth author: in "All authors", linked there
+    assert '<a href="/author/Ana%20P%C3%A9rez/">Ana Pérez</a>' in html
+
+
+def test_author_page_lists_their_papers_newest_first(client, cs_dc):
+    paper_by("2609.00001", ["Ada Lovelace"], day=1)
+    paper_by("2609.00003", ["Alan Turing", "Ada Lovelace"], day=20)
+    paper_by("2609.00002", ["Ada Lovelace", "Chen Wei"], day=10)
+    paper_by("2609.00004", ["Alan Turing"], day=25)
+    response = client.get("/author/Ada Lovelace/")
+    assert response.status_code == 200
+    assert titles(response) == ["2609.00003", "2609.00002", "2609.00001"]
+    text = page_text(response)
+    assert "Ada Lovelace" in text and "3 papers here, newest first." in text
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["Ayşe Dağlı", "Ayse Dagli", "ayse dagli", "AYŞE  DAĞLI", "Ayşe Dağlı"],
+)
+def test_names_match_with_and_without_accents(client, cs_dc, asked):
+    paper_by("2609.00001", [DAGLI], day=1)
+    paper_by("2609.00002", ["Ayse Dagli", "Ada Lovelace"], day=2)
+    paper_by("2609.00003", ["Ayşe Dağlıoğlu"], day=3)  # another person
+    response = client.get(f"/author/{asked}/")
+    assert titles(response) == ["2609.00002", "2609.00001"]
+    # The heading uses a byline's own spelling.
+    assert re.search(r"<h1>Ayse Dagli</h1>|<h1>Ayşe Dağlı</h1>", response.content.decode())
+
+
+def test_hidden_papers_stay_off_author_pages(client, cs_dc):
+    paper_by("2609.00001", ["Ada Lovelace"], day=1)
+    paper_by("2609.00002", ["Ada Lovelace"], day=2, hidden=True)
+    assert titles(client.get("/author/Ada Lovelace/")) == ["2609.00001"]
+
+
+@pytest.mark.parametrize("url", ["/author/Nobody Here/", "/author/%20/", "/author/%00x/"])
+def test_unknown_authors_are_404s(client, cs_dc, url):
+    paper_by("2609.00001", ["Ada Lovelace"], day=1)
+    response = client.get(url)
+    assert response.status_code in (400, 404)
+
+
+def test_author_page_query_count_is_fixed(client, cs_dc, reader):
+    client.force_login(reader)  # signed in: no page cache in the way
+
+    def count_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/author/Ada Lovelace/").status_code == 200
+        return len(queries)
+
+    paper_by("2609.00001", ["Ada Lovelace"], day=1)
+    count_queries()  # warm the per-process term matcher
+    few = count_queries()
+    for number in range(2, 25):
+        paper_by(f"2609.{number:05d}", ["Ada Lovelace", "Alan Turing"], day=number)
+    # Session, user, the count and the page of papers.
+    assert count_queries() == few <= 4
