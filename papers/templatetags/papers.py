@@ -26,8 +26,13 @@ def short_day(day: dt.date) -> str:
     return format_date(day, "D j M Y")
 
 
+@register.filter(name="author_link")
 def _author_link(name: str) -> SafeString:
-    return format_html('<a href="{}">{}</a>', reverse("papers:author", args=[name]), name)
+    """The name, linking to its author page (whitespace folded: the URL holds one line)."""
+    folded = " ".join(name.split())
+    if not folded:
+        return format_html("{}", name)
+    return format_html('<a href="{}">{}</a>', reverse("papers:author", args=[folded]), name)
 
 
 def _joined(links: list[SafeString]) -> SafeString:
