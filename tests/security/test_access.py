@@ -77,9 +77,20 @@ SAMPLES = {
     "object_id": "1",
     "content_type_id": "1",
     "id": "1",
+    "name": "Ada Lovelace",
 }
 # Parameters outside the admin: none of them can name a user or an account.
-PUBLIC_PARAMETERS = {"code", "date", "arxiv_id", "archive_code", "slug", "uidb64", "token"}
+# An author's name is the byline's text, not a user of this site.
+PUBLIC_PARAMETERS = {
+    "code",
+    "date",
+    "arxiv_id",
+    "archive_code",
+    "slug",
+    "uidb64",
+    "token",
+    "name",
+}
 # Unnamed regex routes cannot be reversed; each gets a concrete address here.
 UNNAMED_REGEX_ROUTES = {
     rf"^abs/{ARXIV_ID}v\d+/$": "/abs/2611.00001v2/",
