@@ -8,6 +8,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from peerrevenue.pagecache import cache_page_for_anonymous
@@ -80,6 +81,7 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
         "page": page,
         "days": days.days_on_page(category=category, page=page, until=until),
         "day_nav": days.navigation(category=category, until=until),
+        "today": timezone.localdate(),
         "watcher_count": category.watchers.count(),
         "is_watching": (
             request.user.is_authenticated

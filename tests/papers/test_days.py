@@ -142,3 +142,17 @@ def test_a_hidden_replacement_is_not_shown_or_counted(client, cs_dc):
 def test_a_date_before_everything_keeps_the_empty_state(client, week):
     text = page_text(client.get("/list/cs.DC/2026-01-01/"))
     assert "No papers on or before 1 January 2026" in text
+
+
+def test_a_date_not_yet_announced_says_so(client, week):
+    text = page_text(client.get("/list/cs.DC/2099-01-02/"))
+    assert (
+        "Nothing is announced for Friday 2 January 2099 yet; showing from Monday 30 November."
+        in (text)
+    )
+
+
+def test_a_category_nobody_ingests_says_so_instead_of_showing_nothing(client, cs_dc):
+    text = page_text(client.get("/list/cs.LG/"))
+    assert "Not ingested here yet" in text
+    assert "Recent days" not in text and "No announcement" not in text
