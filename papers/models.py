@@ -111,6 +111,11 @@ class PaperQuerySet(models.QuerySet):
     def visible(self) -> PaperQuerySet:
         return self.filter(hidden=False)
 
+    def newest_first(self) -> PaperQuerySet:
+        # Papers without a submission date (admin-made, or from a feed without enrichment)
+        # go after the dated ones instead of first, where PostgreSQL puts NULLs descending.
+        return self.order_by(models.F("submitted_at").desc(nulls_last=True), "-arxiv_id")
+
     def by_author(self, name: str) -> PaperQuerySet:
         """Papers with an author called `name`, ignoring case and accents (Dağlı = Dagli).
 

@@ -96,7 +96,7 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
     """Papers by one author, newest first, whatever accents the byline used."""
     if not " ".join(name.split()):
         raise Http404("Give an author’s name, e.g. /author/Ada Lovelace/.")
-    papers = Paper.objects.visible().by_author(name).order_by("-submitted_at", "-arxiv_id")
+    papers = Paper.objects.visible().by_author(name).newest_first()
     page = paginate(request, papers)
     if not page.object_list:
         raise Http404(f"There are no papers by “{name}” here.")

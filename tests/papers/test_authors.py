@@ -50,11 +50,12 @@ def test_author_page_lists_their_papers_newest_first(client, cs_dc):
     paper_by("2609.00003", ["Alan Turing", "Ada Lovelace"], day=20)
     paper_by("2609.00002", ["Ada Lovelace", "Chen Wei"], day=10)
     paper_by("2609.00004", ["Alan Turing"], day=25)
+    make_paper(arxiv_id="2608.00009", title="Paper 2608.00009", authors=["Ada Lovelace"])
     response = client.get("/author/Ada Lovelace/")
     assert response.status_code == 200
-    assert titles(response) == ["2609.00003", "2609.00002", "2609.00001"]
+    assert titles(response) == ["2609.00003", "2609.00002", "2609.00001", "2608.00009"]
     text = page_text(response)
-    assert "Ada Lovelace" in text and "3 papers here, newest first." in text
+    assert "Ada Lovelace" in text and "4 papers here, newest first." in text
 
 
 @pytest.mark.parametrize(
