@@ -239,8 +239,9 @@ class Paper(models.Model):
         """Whether the abstract runs past the lines a listing shows (``ABSTRACT_CLAMP_LINES``).
 
         Decided here, not in the browser, so that "Read the full abstract" needs no script:
-        each paragraph takes whole lines at the widest layout; wrapping on narrower screens
-        only adds lines, so an abstract said to fit is never cut anywhere.
+        each paragraph takes whole lines at the widest layout. Only a long abstract is clamped
+        (on a phone a short one may run past three lines, whole), so nothing is ever cut
+        without the control, and at the widest layout the control always opens onto more.
         """
         from .typesetting import tex_to_text
 

@@ -377,3 +377,20 @@ def test_atom_feed_query_count_is_fixed(client, cs_dc):
     few = count_queries()
     make_listed_papers(20, category=cs_dc, date=THURSDAY, first_number=100)
     assert count_queries() == few
+
+
+def test_archive_query_count_is_fixed(client, cs_dc, reader):
+    from papers.models import Category
+
+    client.force_login(reader)  # signed in: no page cache in the way
+
+    def count_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/archive/cs/").status_code == 200
+        return len(queries)
+
+    few = count_queries()
+    for offset, code in enumerate(("cs.LG", "cs.NI", "cs.OS")):
+        category = Category.objects.get(code=code)
+        make_listed_papers(3, category=category, date=FRIDAY, first_number=10 * offset + 1)
+    assert count_queries() == few <= 3  # session, user, the categories with their counts
