@@ -36,3 +36,13 @@ def entry_parts(response) -> list[tuple[str, list[str]]]:
         body = body.split("</li>\n</ol>")[0].split('<li class="paper" id="')[0]
         entries.append((entry_id, re.findall(r'class="(paper__[a-z-]+)', body)))
     return entries
+
+
+def queries_for(client, url: str) -> int:
+    """How many SQL queries serving `url` takes (the page must be served)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)

@@ -7,11 +7,9 @@ import datetime as dt
 import re
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from tests.factories import list_paper, make_paper
-from tests.papers.pages import page_text
+from tests.papers.pages import page_text, queries_for
 
 pytestmark = pytest.mark.django_db
 
@@ -89,9 +87,7 @@ def test_author_page_query_count_is_fixed(client, cs_dc, reader):
     client.force_login(reader)  # signed in: no page cache in the way
 
     def count_queries() -> int:
-        with CaptureQueriesContext(connection) as queries:
-            assert client.get("/author/Ada Lovelace/").status_code == 200
-        return len(queries)
+        return queries_for(client, "/author/Ada Lovelace/")
 
     paper_by("2609.00001", ["Ada Lovelace"], day=1)
     count_queries()  # warm the per-process term matcher

@@ -6,13 +6,11 @@ import datetime as dt
 import re
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from papers.models import Listing, Watch
 from tests.factories import list_paper, make_listed_papers, make_paper
-from tests.papers.pages import page_text, paper_ids_in_order
+from tests.papers.pages import page_text, paper_ids_in_order, queries_for
 
 pytestmark = pytest.mark.django_db
 
@@ -212,9 +210,7 @@ def test_category_page_query_count_is_fixed(client, cs_dc, reader):
     client.force_login(reader)
 
     def count_queries() -> int:
-        with CaptureQueriesContext(connection) as queries:
-            assert client.get("/list/cs.DC/").status_code == 200
-        return len(queries)
+        return queries_for(client, "/list/cs.DC/")
 
     make_listed_papers(3, category=cs_dc, date=FRIDAY, first_number=1)
     count_queries()  # warm the per-process term matcher, built once and then cached
@@ -356,9 +352,7 @@ def test_watching_page_query_count_is_fixed(client, cs_dc, reader):
     client.force_login(reader)
 
     def count_queries() -> int:
-        with CaptureQueriesContext(connection) as queries:
-            assert client.get("/watching/").status_code == 200
-        return len(queries)
+        return queries_for(client, "/watching/")
 
     make_listed_papers(2, category=cs_dc, date=FRIDAY, first_number=1)
     count_queries()  # warm the per-process term matcher
@@ -369,9 +363,7 @@ def test_watching_page_query_count_is_fixed(client, cs_dc, reader):
 
 def test_atom_feed_query_count_is_fixed(client, cs_dc):
     def count_queries() -> int:
-        with CaptureQueriesContext(connection) as queries:
-            assert client.get("/list/cs.DC/feed/").status_code == 200
-        return len(queries)
+        return queries_for(client, "/list/cs.DC/feed/")
 
     make_listed_papers(2, category=cs_dc, date=FRIDAY, first_number=1)
     few = count_queries()
@@ -385,9 +377,7 @@ def test_archive_query_count_is_fixed(client, cs_dc, reader):
     client.force_login(reader)  # signed in: no page cache in the way
 
     def count_queries() -> int:
-        with CaptureQueriesContext(connection) as queries:
-            assert client.get("/archive/cs/").status_code == 200
-        return len(queries)
+        return queries_for(client, "/archive/cs/")
 
     few = count_queries()
     for offset, code in enumerate(("cs.LG", "cs.NI", "cs.OS")):
