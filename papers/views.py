@@ -18,6 +18,7 @@ from .models import Category, Listing, Paper, Watch
 
 PAPERS_PER_PAGE = 30
 DEFAULT_CATEGORY = "cs.DC"
+MAX_AUTHOR_NAME = 300  # arXiv's longest bylines have names well under 100 characters
 DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -96,6 +97,8 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
     """Papers by one author, newest first, whatever accents the byline used."""
     if not " ".join(name.split()):
         raise Http404("Give an author’s name, e.g. /author/Ada Lovelace/.")
+    if len(name) > MAX_AUTHOR_NAME:
+        raise Http404(f"No author here has a name longer than {MAX_AUTHOR_NAME} characters.")
     papers = Paper.objects.visible().by_author(name).newest_first()
     page = paginate(request, papers)
     if not page.object_list:

@@ -76,7 +76,20 @@ def test_hidden_papers_stay_off_author_pages(client, cs_dc):
     assert titles(client.get("/author/Ada Lovelace/")) == ["2609.00001"]
 
 
-@pytest.mark.parametrize("url", ["/author/Nobody Here/", "/author/%20/", "/author/%00x/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/author/Nobody Here/",
+        "/author/%20/",
+        "/author/%00x/",
+        "/author/%ED%A0%80/",  # a lone surrogate
+        "/author/%FF%FE/",  # not UTF-8
+        "/author/" + "Ada " * 3000 + "/",
+        "/author/Ada Lovelace/?page=99",
+        "/author/Ada Lovelace/?page=x",
+        "/author/%27%3B DROP TABLE papers_paper%3B--/",
+    ],
+)
 def test_unknown_authors_are_404s(client, cs_dc, url):
     paper_by("2609.00001", ["Ada Lovelace"], day=1)
     response = client.get(url)
