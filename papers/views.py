@@ -76,12 +76,15 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
     category = get_object_or_404(Category, code=code)
     until = parse_listing_date(date) if date else None
     page = paginate(request, Listing.objects.stream(category=category, until=until))
+    page_days = days.days_on_page(category=category, page=page, until=until)
+    # Past the first page, newer and older are the days around the page's first day.
+    opens_on = page_days[0].date if page.number > 1 and page_days else until
     context = {
         "category": category,
         "until": until,
         "page": page,
-        "days": days.days_on_page(category=category, page=page, until=until),
-        "day_nav": days.navigation(category=category, until=until),
+        "days": page_days,
+        "day_nav": days.navigation(category=category, until=opens_on),
         "today": timezone.localdate(),
         "watcher_count": category.watchers.count(),
         "is_watching": (

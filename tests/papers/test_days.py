@@ -156,3 +156,13 @@ def test_a_category_nobody_ingests_says_so_instead_of_showing_nothing(client, cs
     text = page_text(client.get("/list/cs.LG/"))
     assert "Not ingested here yet" in text
     assert "Recent days" not in text and "No announcement" not in text
+
+
+def test_past_the_first_page_newer_and_older_are_around_the_pages_first_day(client, cs_dc):
+    make_listed_papers(35, category=cs_dc, date=MONDAY, first_number=1)
+    make_listed_papers(30, category=cs_dc, date=THANKSGIVING, first_number=100)
+    make_listed_papers(1, category=cs_dc, date=WEDNESDAY, first_number=200)
+    third = client.get("/list/cs.DC/?page=3")  # opens on Thursday, continued from page 2
+    assert page_text(third).index("Thursday 26 November") < page_text(third).index("Wednesday")
+    assert "← Newer day: Mon 30 Nov" in page_text(third)
+    assert "Older day: Wed 25 Nov →" in page_text(third)
