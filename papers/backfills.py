@@ -16,6 +16,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from . import ingest
+from .arxiv.errors import IngestError
 from .models import Category, IngestRun
 
 logger = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ def run_backfill(*, category: Category, since: dt.date, until: dt.date | None) -
 
     try:
         ingest.backfill(category=category, since=since, until=until, on_page=on_page)
-    except ingest.IngestError as exc:
+    except IngestError as exc:
         progress.refresh_from_db()
         progress.status = IngestRun.Status.FAILED
         progress.error = str(exc) or type(exc).__name__
