@@ -9,7 +9,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("papers", "0003_identifier_validators"),
+        ("papers", "0004_ingestrun_announced_at"),
     ]
 
     operations = [
