@@ -17,6 +17,7 @@ entries simply expire. Prices shown on hover may lag trades by at most ``PAGE_CA
 from __future__ import annotations
 
 import functools
+import hashlib
 import threading
 import time
 import uuid
@@ -136,7 +137,8 @@ def cache_page_for_anonymous(view: Callable[..., HttpResponse]) -> Callable[...,
             return view(request, *args, **kwargs)
         path = request.get_full_path()
         generation = pages_generation()
-        key = f"pages:{generation}:{path}"
+        # Hashed: a URL can be longer (and stranger) than a cache key may be.
+        key = f"pages:{generation}:{hashlib.sha256(path.encode()).hexdigest()}"
         cached = cache.get(key)
         if cached is not None:
             local_pages.put(path, generation, *cached)
