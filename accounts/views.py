@@ -10,9 +10,10 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.debug import sensitive_post_parameters
 
+from peerrevenue.ratelimit import client_address, is_limited
+
 from .forms import PreferencesForm, SignupForm
 from .models import Preferences
-from .ratelimit import client_address, is_limited
 
 TOO_MANY_ATTEMPTS = "Too many attempts from your address. Please wait a few minutes and try again."
 
