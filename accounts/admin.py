@@ -4,7 +4,7 @@ from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import User
 
-from .forms import EMAIL_TAKEN, email_in_use
+from .forms import EMAIL_TAKEN, RateLimitedAdminAuthenticationForm, email_in_use
 from .models import DigestDelivery, Preferences
 
 
@@ -32,6 +32,9 @@ class UserChangeFormWithUniqueEmail(UserChangeForm):
         return email
 
 
+# AdminSite's documented hook for its login form: the admin's login counts against the same
+# limit as the site's.
+admin.site.login_form = RateLimitedAdminAuthenticationForm
 admin.site.unregister(User)
 
 

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.db import IntegrityError, transaction
 
+from .limits import TOO_MANY_ATTEMPTS, login_limited
 from .models import Preferences
 
 EMAIL_TAKEN = "An account with this email address already exists."
@@ -64,3 +66,16 @@ class PreferencesForm(forms.ModelForm):
         model = Preferences
         fields = ("daily_digest",)
         labels = {"daily_digest": "Send me the daily digest"}
+
+
+class RateLimitedAdminAuthenticationForm(AdminAuthenticationForm):
+    """The admin's login form, limited like /accounts/login/ and counted together with it.
+
+    Checked before the password is, so once the limit is reached even the right password is
+    refused: the guesses it ends are the point.
+    """
+
+    def clean(self):
+        if self.request is not None and login_limited(self.request):
+            raise forms.ValidationError(TOO_MANY_ATTEMPTS, code="rate_limited")
+        return super().clean()

@@ -230,6 +230,10 @@ RATELIMIT_TRUSTED_PROXIES = int(os.environ.get("RATELIMIT_TRUSTED_PROXIES", "0")
 RATELIMIT_WINDOW_SECONDS = int(os.environ.get("RATELIMIT_WINDOW_SECONDS", "300"))
 RATELIMIT_LOGIN_PER_WINDOW = int(os.environ.get("RATELIMIT_LOGIN_PER_WINDOW", "10"))
 RATELIMIT_SIGNUP_PER_WINDOW = int(os.environ.get("RATELIMIT_SIGNUP_PER_WINDOW", "5"))
+# Each password reset request sends a mail: per client address, and per target inbox (counted
+# whoever asks, so many clients cannot flood one inbox either).
+RATELIMIT_PASSWORD_RESET_PER_WINDOW = int(os.environ.get("RATELIMIT_RESET_PER_WINDOW", "5"))
+RATELIMIT_PASSWORD_RESETS_PER_EMAIL = int(os.environ.get("RATELIMIT_RESETS_PER_EMAIL", "3"))
 RATELIMIT_TRADES_PER_WINDOW = int(os.environ.get("RATELIMIT_TRADES_PER_WINDOW", "300"))
 # Live quotes: the term page asks for one 300 ms after each keystroke, so this allows someone
 # typing without pause for the whole window, and stops a script pricing the market flat out.
