@@ -59,6 +59,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "peerrevenue.middleware.RejectNulCharactersMiddleware",
+    # Before anything reads a form body (the CSRF check does).
+    "peerrevenue.middleware.RejectNonUtf8FormsMiddleware",
     "peerrevenue.pagecache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
