@@ -185,10 +185,30 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# An unacknowledged task (its worker died) goes back on the queue after this many seconds.
-# Workers sweep for such messages every interval × throttle seconds (kombu: 10 × 10).
+# Every task is bounded, so that the broker's visibility timeout below can outlast any of them.
+# At the soft limit the task gets SoftTimeLimitExceeded: an ingest still waiting on the arXiv
+# API drops the enrichment (a nicety) and stores the feed; at the hard limit the worker process
+# is replaced and the task fails. A big day's ingest (about 1,000 entries, ten throttled API
+# batches) takes two or three minutes; the digests, a few hundred milliseconds a subscriber.
+CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", str(15 * 60)))
+CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", str(20 * 60)))
+# The longest a task waits for a retry: the ingest's fifth retry, 60 s · 2⁴ (jitter only
+# shortens it). Redis has no delayed delivery, so the worker holds the message unacknowledged
+# meanwhile, and that wait counts against the visibility timeout too.
+LONGEST_TASK_RETRY_COUNTDOWN = 16 * 60
+# A task whose worker was killed (a warm shutdown hands tasks back at once) goes back on the
+# queue this many seconds after it was delivered. Shorter than the longest wait plus run and a
+# healthy task would be handed to a second worker while the first still holds it; much longer
+# and a crash at the 21:30 ingest would not be recovered before the 23:30 one. 40 minutes:
+# 16 (countdown) + 20 (hard limit) + 4 to spare. Workers sweep for such messages every
+# interval × throttle seconds (kombu: 10 × 10).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+    "visibility_timeout": int(
+        os.environ.get(
+            "CELERY_VISIBILITY_TIMEOUT",
+            str(LONGEST_TASK_RETRY_COUNTDOWN + CELERY_TASK_TIME_LIMIT + 4 * 60),
+        )
+    ),
     "unacked_restore_interval": int(os.environ.get("CELERY_UNACKED_RESTORE_INTERVAL", "10")),
     "unacked_restore_throttle": int(os.environ.get("CELERY_UNACKED_RESTORE_THROTTLE", "10")),
 }

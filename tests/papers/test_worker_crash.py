@@ -1,5 +1,7 @@
-"""A Celery worker killed in the middle of an ingest: the task runs again on another worker,
-and the result equals one clean run. Real worker processes on the Redis broker."""
+"""A Celery worker killed in the middle of an ingest: the task runs again on another worker once
+the broker's visibility timeout has passed, and the result equals one clean run. Real worker
+processes on the Redis broker; the timeout is shortened to seconds for the test, and a second
+test checks that the real one outlasts any task a healthy worker is still holding."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connection
 
 from papers import ingest
@@ -104,7 +107,7 @@ def test_killed_worker_mid_ingest_is_redelivered_and_matches_a_clean_run(cs_dc, 
 
     first = start_worker(env)
     try:
-        wait_until(lambda: first_request_seen, timeout=60, message="no worker took the task")
+        wait_until(lambda: first_request_seen, timeout=120, message="no worker took the task")
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(timeout=10)
         assert not Paper.objects.exists()  # it died before writing anything
@@ -133,3 +136,37 @@ def test_killed_worker_mid_ingest_is_redelivered_and_matches_a_clean_run(cs_dc, 
     ingest.ingest_category(category=cs_dc, file=Path(__file__).parent / "fixtures/rss_new.xml")
     assert recovered == snapshot()
     assert len(recovered["papers"]) == 2
+
+
+def longest_retry_countdown(task) -> int:
+    """The longest a retry of `task` waits before it runs again, in seconds."""
+    if not getattr(task, "autoretry_for", ()) or not task.max_retries:
+        return 0
+    if not task.retry_backoff:
+        return task.default_retry_delay
+    factor = max(1, int(task.retry_backoff))
+    maximum = getattr(task, "retry_backoff_max", 600)
+    # Celery waits factor · 2^(retries so far), capped; the last retry has max_retries - 1.
+    return min(maximum, factor * 2 ** (task.max_retries - 1))
+
+
+def test_the_visibility_timeout_outlasts_every_task_a_healthy_worker_holds():
+    """A shorter timeout would hand a task still waiting for its retry, or still running, to a
+    second worker while the first holds it (and a chord would count it twice)."""
+    app.loader.import_default_modules()
+    ours = [task for name, task in app.tasks.items() if not name.startswith("celery.")]
+    assert {task.name for task in ours} >= {
+        "papers.tasks.ingest_category",
+        "market.tasks.pay_dividends",
+        "accounts.tasks.send_digests",
+    }
+    longest_wait = max(longest_retry_countdown(task) for task in ours)
+    assert longest_wait == settings.LONGEST_TASK_RETRY_COUNTDOWN == 16 * 60
+
+    hard_limit = settings.CELERY_TASK_TIME_LIMIT
+    assert hard_limit > settings.CELERY_TASK_SOFT_TIME_LIMIT
+    assert all(task.time_limit in (None, hard_limit) for task in ours)
+    timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert longest_wait + hard_limit < timeout <= 60 * 60
+    # A crash during the 21:30 ingest is recovered before the 23:30 run starts.
+    assert timeout + 100 < 2 * 60 * 60
