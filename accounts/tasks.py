@@ -2,7 +2,12 @@ import datetime as dt
 
 from celery import shared_task
 
+# The daily pipeline's tasks live with the pipeline; importing them here registers them with
+# the workers, which look for tasks in each app's tasks module.
+from .daily import run_daily, send_digests_after_ingest
 from .digest import send_daily_digests
+
+__all__ = ["run_daily", "send_digests", "send_digests_after_ingest"]
 
 
 @shared_task(acks_late=True)

@@ -179,7 +179,9 @@ PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "60"))
 # Celery: Redis is the broker when configured; otherwise tasks run eagerly in-process so the
 # site works with no services at all.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
-CELERY_RESULT_BACKEND = None
+# The daily pipeline is a chord: it needs somewhere to count its finished ingests.
+CELERY_RESULT_BACKEND = REDIS_URL or None
+CELERY_RESULT_EXPIRES = 24 * 60 * 60
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
@@ -216,11 +218,20 @@ CELERY_TIMEZONE = "America/New_York"
 CELERY_TASK_ROUTES = {"papers.tasks.*": {"queue": "ingest"}}
 CELERY_BEAT_SCHEDULE = {
     # arXiv announces Sunday to Thursday at 20:00 New York time and rebuilds its feeds soon
-    # after; the feed carries the next day's date. Fetch at 21:30 and again at 23:30 in case
-    # the first fetch came before the rebuild (a re-run of the same feed changes nothing).
-    "ingest-enabled-categories": {
-        "task": "papers.tasks.ingest_enabled_categories",
-        "schedule": crontab(minute=30, hour="21,23", day_of_week="sun,mon,tue,wed,thu"),
+    # after; the feed carries the next day's date. The daily pipeline (accounts/daily.py)
+    # ingests every enabled category at 21:30, and mails the digests once every category's
+    # day is in. It runs again at 23:30 in case a fetch came before the rebuild (a re-run of
+    # the same feed changes nothing, and nobody gets a digest twice); that last attempt mails
+    # the digests even if some category's day never arrived.
+    "daily-pipeline": {
+        "task": "accounts.daily.run_daily",
+        "schedule": crontab(minute=30, hour=21, day_of_week="sun,mon,tue,wed,thu"),
+        "kwargs": {"last_attempt": False},
+    },
+    "daily-pipeline-last-attempt": {
+        "task": "accounts.daily.run_daily",
+        "schedule": crontab(minute=30, hour=23, day_of_week="sun,mon,tue,wed,thu"),
+        "kwargs": {"last_attempt": True},
     },
     # Every hour: prove the books balance; a violation is logged as an error.
     "check-ledger": {"task": "market.tasks.check_ledger", "schedule": crontab(minute=17)},

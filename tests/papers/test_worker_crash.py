@@ -39,6 +39,17 @@ def snapshot() -> dict[str, set]:
     }
 
 
+def worker_env(arxiv_server) -> dict[str, str]:
+    db = connection.settings_dict
+    return os.environ | {
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "REDIS_URL": BROKER,
+        "ARXIV_RSS_URL": arxiv_server.url + "/rss/{category}",
+        "ARXIV_ENRICH": "0",
+        "ARXIV_HTTP_RETRIES": "0",
+    }
+
+
 def start_worker(env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
         [
@@ -86,13 +97,7 @@ def test_killed_worker_mid_ingest_is_redelivered_and_matches_a_clean_run(cs_dc, 
         return Reply(200, feed)
 
     arxiv_server.route_function("/rss/cs.DC", reply)
-    db = connection.settings_dict
-    env = os.environ | {
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "REDIS_URL": BROKER,
-        "ARXIV_RSS_URL": arxiv_server.url + "/rss/{category}",
-        "ARXIV_ENRICH": "0",
-        "ARXIV_HTTP_RETRIES": "0",
+    env = worker_env(arxiv_server) | {
         "CELERY_VISIBILITY_TIMEOUT": "3",
         # Sweep for abandoned messages every second instead of every hundred.
         "CELERY_UNACKED_RESTORE_INTERVAL": "1",
@@ -170,3 +175,44 @@ def test_the_visibility_timeout_outlasts_every_task_a_healthy_worker_holds():
     assert longest_wait + hard_limit < timeout <= 60 * 60
     # A crash during the 21:30 ingest is recovered before the 23:30 run starts.
     assert timeout + 100 < 2 * 60 * 60
+
+
+def test_the_daily_chord_on_a_real_worker_mails_digests_even_if_one_category_fails(
+    cs_dc, arxiv_server, reader
+):
+    """Eager tasks never go through the chord's result backend or its error path; a worker
+    does. cs.NI's feed is gone for good, so the chord's body is never called and its errback
+    (the same digest step) sends what is in."""
+    from accounts.daily import run_daily
+    from accounts.models import DigestDelivery, Preferences
+    from papers.models import Category
+
+    Category.objects.filter(code="cs.NI").update(ingest_enabled=True)
+    cs_dc.toggle_watch(reader)
+    Preferences.objects.create(user=reader, daily_digest=True)
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_new.xml")))
+    arxiv_server.route("/rss/cs.NI", Reply(404, b"Not Found"))
+
+    with app.connection_for_write(BROKER) as broker:
+        broker.default_channel.client.flushdb()
+        app.conf.task_always_eager = False
+        run_daily.apply_async(kwargs={"last_attempt": True}, connection=broker)
+
+    worker = start_worker(worker_env(arxiv_server))
+    try:
+        wait_until(
+            lambda: (
+                DigestDelivery.objects.exists()
+                and IngestRun.objects.filter(status=IngestRun.Status.FAILED).exists()
+            ),
+            timeout=120,
+            message="no digest was sent after the chord failed",
+        )
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=30)
+
+    [delivery] = DigestDelivery.objects.all()
+    assert (delivery.user, str(delivery.date), delivery.paper_count) == (reader, "2026-11-24", 2)
+    statuses = dict(IngestRun.objects.values_list("category__code", "status"))
+    assert statuses == {"cs.DC": "succeeded", "cs.NI": "failed"}
