@@ -163,7 +163,7 @@ def test_the_visibility_timeout_outlasts_every_task_a_healthy_worker_holds():
     assert {task.name for task in ours} >= {
         "papers.tasks.ingest_category",
         "market.tasks.pay_dividends",
-        "accounts.tasks.send_digests",
+        "accounts.daily.send_digests_after_ingest",
     }
     longest_wait = max(longest_retry_countdown(task) for task in ours)
     assert longest_wait == settings.LONGEST_TASK_RETRY_COUNTDOWN == 16 * 60
