@@ -1,10 +1,6 @@
-import datetime as dt
+"""The workers look for tasks in each app's tasks module: accounts' live with the daily
+pipeline they belong to, and are imported here to be found."""
 
-from celery import shared_task
+from .daily import run_daily, send_digests_after_ingest
 
-from .digest import send_daily_digests
-
-
-@shared_task(acks_late=True)
-def send_digests(date_iso: str) -> int:
-    return send_daily_digests(date=dt.date.fromisoformat(date_iso))
+__all__ = ["run_daily", "send_digests_after_ingest"]

@@ -1,20 +1,24 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.views import LoginView, PasswordResetView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.debug import sensitive_post_parameters
 
 from .forms import PreferencesForm, SignupForm
+from .limits import (
+    TOO_MANY_ATTEMPTS,
+    TOO_MANY_RESETS,
+    login_limited,
+    reset_limited_for_client,
+    reset_limited_for_email,
+    signup_limited,
+)
 from .models import Preferences
-from .ratelimit import client_address, is_limited
-
-TOO_MANY_ATTEMPTS = "Too many attempts from your address. Please wait a few minutes and try again."
 
 
 def first_page_for_new_user() -> str:
@@ -26,16 +30,29 @@ def first_page_for_new_user() -> str:
 
 class RateLimitedLoginView(LoginView):
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if is_limited(
-            "login",
-            client_address(request),
-            limit=settings.RATELIMIT_LOGIN_PER_WINDOW,
-            window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
-        ):
+        if login_limited(request):
             form = self.get_form()
             form.add_error(None, TOO_MANY_ATTEMPTS)
             return self.render_to_response(self.get_context_data(form=form), status=429)
         return super().post(request, *args, **kwargs)
+
+
+class RateLimitedPasswordResetView(PasswordResetView):
+    """Each reset request sends a mail: limit them per client, and per inbox whoever asks."""
+
+    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if reset_limited_for_client(request):
+            return self.refuse(self.get_form(), TOO_MANY_ATTEMPTS)
+        return super().post(request, *args, **kwargs)
+
+    def form_valid(self, form) -> HttpResponse:
+        if reset_limited_for_email(form.cleaned_data["email"]):
+            return self.refuse(form, TOO_MANY_RESETS)
+        return super().form_valid(form)
+
+    def refuse(self, form, message: str) -> HttpResponse:
+        form.add_error(None, message)
+        return self.render_to_response(self.get_context_data(form=form), status=429)
 
 
 @sensitive_post_parameters("password1", "password2")
@@ -44,16 +61,10 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect(first_page_for_new_user())
     form = SignupForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
-        if is_limited(
-            "signup",
-            client_address(request),
-            limit=settings.RATELIMIT_SIGNUP_PER_WINDOW,
-            window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
-        ):
+        if signup_limited(request):
             form.add_error(None, TOO_MANY_ATTEMPTS)
             return render(request, "registration/signup.html", {"form": form}, status=429)
-        if form.is_valid():
-            user = form.save()
+        if form.is_valid() and (user := form.create_user()) is not None:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect(first_page_for_new_user())
     return render(request, "registration/signup.html", {"form": form})

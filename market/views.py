@@ -27,9 +27,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.ratelimit import client_address, is_limited
 from papers.views import paginate
 from peerrevenue.pagecache import cache_page_for_anonymous
+from peerrevenue.ratelimit import client_address, is_limited
 
 from . import charts, curve, highlighting, stats, trading
 from .forms import QuoteForm, TradeForm

@@ -59,6 +59,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "peerrevenue.middleware.RejectNulCharactersMiddleware",
+    # Before anything reads a form body (the CSRF check does).
+    "peerrevenue.middleware.RejectNonUtf8FormsMiddleware",
     "peerrevenue.pagecache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -177,16 +179,38 @@ PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "60"))
 # Celery: Redis is the broker when configured; otherwise tasks run eagerly in-process so the
 # site works with no services at all.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
-CELERY_RESULT_BACKEND = None
+# The daily pipeline is a chord: it needs somewhere to count its finished ingests.
+CELERY_RESULT_BACKEND = REDIS_URL or None
+CELERY_RESULT_EXPIRES = 24 * 60 * 60
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# An unacknowledged task (its worker died) goes back on the queue after this many seconds.
-# Workers sweep for such messages every interval × throttle seconds (kombu: 10 × 10).
+# Every task is bounded, so that the broker's visibility timeout below can outlast any of them.
+# At the soft limit the task gets SoftTimeLimitExceeded: an ingest still waiting on the arXiv
+# API drops the enrichment (a nicety) and stores the feed; at the hard limit the worker process
+# is replaced and the task fails. A big day's ingest (about 1,000 entries, ten throttled API
+# batches) takes two or three minutes; the digests, a few hundred milliseconds a subscriber.
+CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", str(15 * 60)))
+CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", str(20 * 60)))
+# The longest a task waits for a retry: the ingest's fifth retry, 60 s · 2⁴ (jitter only
+# shortens it). Redis has no delayed delivery, so the worker holds the message unacknowledged
+# meanwhile, and that wait counts against the visibility timeout too.
+LONGEST_TASK_RETRY_COUNTDOWN = 16 * 60
+# A task whose worker was killed (a warm shutdown hands tasks back at once) goes back on the
+# queue this many seconds after it was delivered. Shorter than the longest wait plus run and a
+# healthy task would be handed to a second worker while the first still holds it; much longer
+# and a crash at the 21:30 ingest would not be recovered before the 23:30 one. 40 minutes:
+# 16 (countdown) + 20 (hard limit) + 4 to spare. Workers sweep for such messages every
+# interval × throttle seconds (kombu: 10 × 10).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+    "visibility_timeout": int(
+        os.environ.get(
+            "CELERY_VISIBILITY_TIMEOUT",
+            str(LONGEST_TASK_RETRY_COUNTDOWN + CELERY_TASK_TIME_LIMIT + 4 * 60),
+        )
+    ),
     "unacked_restore_interval": int(os.environ.get("CELERY_UNACKED_RESTORE_INTERVAL", "10")),
     "unacked_restore_throttle": int(os.environ.get("CELERY_UNACKED_RESTORE_THROTTLE", "10")),
 }
@@ -194,11 +218,20 @@ CELERY_TIMEZONE = "America/New_York"
 CELERY_TASK_ROUTES = {"papers.tasks.*": {"queue": "ingest"}}
 CELERY_BEAT_SCHEDULE = {
     # arXiv announces Sunday to Thursday at 20:00 New York time and rebuilds its feeds soon
-    # after; the feed carries the next day's date. Fetch at 21:30 and again at 23:30 in case
-    # the first fetch came before the rebuild (a re-run of the same feed changes nothing).
-    "ingest-enabled-categories": {
-        "task": "papers.tasks.ingest_enabled_categories",
-        "schedule": crontab(minute=30, hour="21,23", day_of_week="sun,mon,tue,wed,thu"),
+    # after; the feed carries the next day's date. The daily pipeline (accounts/daily.py)
+    # ingests every enabled category at 21:30, and mails the digests once every category's
+    # day is in. It runs again at 23:30 in case a fetch came before the rebuild (a re-run of
+    # the same feed changes nothing, and nobody gets a digest twice); that last attempt mails
+    # the digests even if some category's day never arrived.
+    "daily-pipeline": {
+        "task": "accounts.daily.run_daily",
+        "schedule": crontab(minute=30, hour=21, day_of_week="sun,mon,tue,wed,thu"),
+        "kwargs": {"last_attempt": False},
+    },
+    "daily-pipeline-last-attempt": {
+        "task": "accounts.daily.run_daily",
+        "schedule": crontab(minute=30, hour=23, day_of_week="sun,mon,tue,wed,thu"),
+        "kwargs": {"last_attempt": True},
     },
     # Every hour: prove the books balance; a violation is logged as an error.
     "check-ledger": {"task": "market.tasks.check_ledger", "schedule": crontab(minute=17)},
@@ -230,6 +263,10 @@ RATELIMIT_TRUSTED_PROXIES = int(os.environ.get("RATELIMIT_TRUSTED_PROXIES", "0")
 RATELIMIT_WINDOW_SECONDS = int(os.environ.get("RATELIMIT_WINDOW_SECONDS", "300"))
 RATELIMIT_LOGIN_PER_WINDOW = int(os.environ.get("RATELIMIT_LOGIN_PER_WINDOW", "10"))
 RATELIMIT_SIGNUP_PER_WINDOW = int(os.environ.get("RATELIMIT_SIGNUP_PER_WINDOW", "5"))
+# Each password reset request sends a mail: per client address, and per target inbox (counted
+# whoever asks, so many clients cannot flood one inbox either).
+RATELIMIT_PASSWORD_RESET_PER_WINDOW = int(os.environ.get("RATELIMIT_RESET_PER_WINDOW", "5"))
+RATELIMIT_PASSWORD_RESETS_PER_EMAIL = int(os.environ.get("RATELIMIT_RESETS_PER_EMAIL", "3"))
 RATELIMIT_TRADES_PER_WINDOW = int(os.environ.get("RATELIMIT_TRADES_PER_WINDOW", "300"))
 # Live quotes: the term page asks for one 300 ms after each keystroke, so this allows someone
 # typing without pause for the whole window, and stops a script pricing the market flat out.

@@ -1,0 +1,67 @@
+"""How many attempts at each account action one client (or one inbox) gets per window.
+
+Every call counts one attempt and says whether it is one too many; the counting itself is
+project plumbing (`peerrevenue.ratelimit`). Both login pages share one count, so an attacker
+gets no extra guesses by switching from /accounts/login/ to /admin/login/.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from peerrevenue.ratelimit import client_address, is_limited
+
+TOO_MANY_ATTEMPTS = "Too many attempts from your address. Please wait a few minutes and try again."
+TOO_MANY_RESETS = (
+    "Too many password reset requests for this email address. Check your inbox for the links "
+    "already sent, or wait a few minutes and try again."
+)
+
+
+def _window() -> int:
+    return settings.RATELIMIT_WINDOW_SECONDS
+
+
+def login_limited(request: HttpRequest) -> bool:
+    return is_limited(
+        "login",
+        client_address(request),
+        limit=settings.RATELIMIT_LOGIN_PER_WINDOW,
+        window_seconds=_window(),
+    )
+
+
+def signup_limited(request: HttpRequest) -> bool:
+    return is_limited(
+        "signup",
+        client_address(request),
+        limit=settings.RATELIMIT_SIGNUP_PER_WINDOW,
+        window_seconds=_window(),
+    )
+
+
+def reset_limited_for_client(request: HttpRequest) -> bool:
+    return is_limited(
+        "password-reset",
+        client_address(request),
+        limit=settings.RATELIMIT_PASSWORD_RESET_PER_WINDOW,
+        window_seconds=_window(),
+    )
+
+
+def reset_limited_for_email(email: str) -> bool:
+    """Count a reset mail to `email`, whoever asks: many clients must not flood one inbox.
+
+    Counted whether or not an account has the address, so the answer reveals nothing; the key
+    is a digest, so the cache never holds people's addresses.
+    """
+    digest = hashlib.sha256(email.strip().lower().encode()).hexdigest()
+    return is_limited(
+        "password-reset-email",
+        digest,
+        limit=settings.RATELIMIT_PASSWORD_RESETS_PER_EMAIL,
+        window_seconds=_window(),
+    )
