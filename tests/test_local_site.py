@@ -6,9 +6,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,8 +38,20 @@ def local_env(**extra: str) -> dict[str, str]:
     return env | extra
 
 
-def test_without_database_url_the_site_runs_on_the_embedded_postgresql(tmp_path):
-    env = local_env(EMBEDDED_PGDATA=str(tmp_path / "pgdata"))
+@pytest.fixture
+def embedded_pgdata():
+    """A data directory of its own inside the project, like `.local/pgdata`. Not pytest's
+    tmp_path: the server runs as an unprivileged user, and every pytest session makes its
+    temporary root private to root again, which would lock that user out mid-test."""
+    parent = ROOT / ".local"
+    parent.mkdir(exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="test-pgdata-", dir=parent))
+    yield path / "pgdata"
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_without_database_url_the_site_runs_on_the_embedded_postgresql(embedded_pgdata):
+    env = local_env(EMBEDDED_PGDATA=str(embedded_pgdata))
     script = (
         "from django.db import connection; from django.core.cache import caches; "
         "connection.ensure_connection(); print(connection.vendor); "
@@ -50,7 +64,7 @@ def test_without_database_url_the_site_runs_on_the_embedded_postgresql(tmp_path)
         )
         assert result.returncode == 0, result.stderr[-3000:]
         assert result.stdout.split()[-2:] == ["postgresql", "DatabaseCache"]
-        assert (tmp_path / "pgdata" / "PG_VERSION").exists()
+        assert (embedded_pgdata / "PG_VERSION").exists()
         assert not (ROOT / "db.sqlite3").exists()
     finally:
         subprocess.run([sys.executable, "-m", "peerrevenue.embedded_db", "stop"], cwd=ROOT, env=env)
