@@ -98,22 +98,13 @@ def _record_mentions(pairs: list[tuple[int, int]], *, date: dt.date) -> None:
     """Insert (term id, paper id) mentions; those already recorded are left as they are.
 
     The unique (term, paper) constraint, with ON CONFLICT DO NOTHING, makes a re-run, or the
-    same paper cross-listed in another category's run, record nothing twice. On Postgres one
+    same paper cross-listed in another category's run, record nothing twice. One
     INSERT … SELECT FROM unnest() of two integer arrays: a busy day has ten thousand mentions,
     and building and quoting as many model instances would cost more than the insert itself.
     """
     if not pairs:
         return
     now = timezone.now()
-    if connection.vendor != "postgresql":
-        Mention.objects.bulk_create(
-            [
-                Mention(term_id=term_id, paper_id=paper_id, date=date, created_at=now)
-                for term_id, paper_id in pairs
-            ],
-            ignore_conflicts=True,
-        )
-        return
     meta = Mention._meta
     quote = connection.ops.quote_name
     term, paper, day, created = (

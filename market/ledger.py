@@ -90,11 +90,10 @@ def check_ledger() -> LedgerReport:
     if connection.in_atomic_block:
         return _check()
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            # Trades may commit while we run several queries; all of them must see the same
-            # moment or a trade between two queries would look like a violation.
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        # Trades may commit while we run several queries; all of them must see the same
+        # moment or a trade between two queries would look like a violation.
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         return _check()
 
 

@@ -15,11 +15,10 @@ order, then the issuance account; adjustments lock the account, then issuance. S
 still report a serialization failure or a deadlock, the whole transaction is retried with
 bounded, jittered exponential backoff.
 
-Round trips. On Postgres a trade is one call of the server-side function
-``market_place_trade`` (market/migrations/0005), made in autocommit mode so that the call is
-the whole transaction: one round trip per trade. The function decides and writes; when it
-refuses, this module works out the same refusal from the facts it returns and says why. Other
-databases (SQLite, for the zero-setup site) run the same steps through the ORM.
+Round trips. A trade is one call of the server-side function ``market_place_trade``
+(market/migrations/0005), made in autocommit mode so that the call is the whole transaction:
+one round trip per trade. The function decides and writes; when it refuses, this module works
+out the same refusal from the facts it returns and says why.
 
 Idempotency. A trade carries a client key, unique per account. A repeated key returns the
 original trade and changes nothing: the key is re-checked after the account row is locked, and
@@ -390,9 +389,8 @@ def sell(*, user, term: Term, shares: int, min_proceeds: int | None, key: str) -
 def _trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: str) -> Trade:
     if user is None or not getattr(user, "pk", None):
         raise InvalidRequest("Sign in to trade.")
-    place = _place_on_postgres if connection.vendor == "postgresql" else _place_with_orm
     try:
-        return place(user=user, term=term, side=side, shares=shares, limit=limit, key=key)
+        return _place(user=user, term=term, side=side, shares=shares, limit=limit, key=key)
     except IntegrityError as exc:
         if not _violates(exc, "unique_trade_key_per_account"):
             raise
@@ -476,7 +474,7 @@ def _traded(
     return trade
 
 
-# On Postgres: one function call ------------------------------------------------------------
+# One function call ------------------------------------------------------------
 
 # Casts pin the argument types, so the plan psycopg prepares is reused whatever the values.
 _PLACE_TRADE_SQL = (
@@ -486,9 +484,7 @@ _PLACE_TRADE_SQL = (
 _BIGINT_MAX = 2**63 - 1
 
 
-def _place_on_postgres(
-    *, user, term: Term, side: str, shares: int, limit: int | None, key: str
-) -> Trade:
+def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: str) -> Trade:
     """Trade through ``market_place_trade`` (market/migrations/0005), which locks, checks and
     writes in one statement. Outside a transaction that statement is the whole transaction, so
     a trade costs a single round trip; the function decides and this explains its refusals."""
@@ -559,77 +555,6 @@ def _fetchone(sql: str, params: Sequence[object]) -> tuple:
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params, prepare=True)
         return cursor.fetchone()
-
-
-# Elsewhere (SQLite): the same trade through the ORM -------------------------------------
-
-
-def _place_with_orm(
-    *, user, term: Term, side: str, shares: int, limit: int | None, key: str
-) -> Trade:
-    """The trade ``market_place_trade`` makes, in one ORM transaction with the same locks in
-    the same order (where the database has row locks; SQLite locks the whole file)."""
-
-    def work() -> Trade:
-        locked = Term.objects.select_for_update().filter(pk=term.pk).first()
-        if locked is None:
-            raise TermNotTradable("That term does not exist (any more); pick one from the market.")
-        account = Account.objects.select_for_update().filter(user=user).first()
-        if account is None:
-            account = open_account(user=user)
-        existing = Trade.objects.select_related("term").filter(account=account, key=key).first()
-        if existing is not None:
-            return existing
-        held = (
-            Holding.objects.filter(account=account, term=locked)
-            .values_list("shares", flat=True)
-            .first()
-        )
-        q = _priced_or_refused(
-            term=locked, side=side, shares=shares, limit=limit, cash=account.cash, held=held or 0
-        )
-        fee_account = Account.objects.system(Account.Kind.FEES, shard=_fee_shard(locked.pk))
-        txn = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.TRADE)
-        trade = _traded(
-            term=locked,
-            account_id=account.pk,
-            key=key,
-            q=q,
-            pk=None,
-            transaction_id=txn.pk,
-            at=txn.created_at,
-        )
-        reserve_change = q.amount if side == Trade.Side.BUY else -q.amount
-        Term.objects.filter(pk=locked.pk).update(
-            supply=F("supply") + trade.shares_change,
-            reserve=F("reserve") + reserve_change,
-            version=F("version") + 1,
-        )
-        Account.objects.filter(pk=account.pk).update(cash=F("cash") + trade.cash_change)
-        if held is None:
-            Holding.objects.create(account=account, term=locked, shares=shares)
-        else:
-            Holding.objects.filter(account=account, term=locked).update(
-                shares=F("shares") + trade.shares_change
-            )
-        legs = [
-            (account.pk, None, Entry.Asset.CASH, trade.cash_change),
-            (None, locked.pk, Entry.Asset.CASH, reserve_change),
-            (account.pk, locked.pk, Entry.Asset.SHARES, trade.shares_change),
-            (None, locked.pk, Entry.Asset.SHARES, -trade.shares_change),
-            (fee_account.pk, None, Entry.Asset.CASH, q.fee),
-        ]
-        Entry.objects.bulk_create(
-            Entry(transaction=txn, account_id=account_id, term_id=term_id, asset=asset, amount=n)
-            for account_id, term_id, asset, n in legs
-            if n
-        )
-        trade.save(force_insert=True)
-        if q.fee:
-            Account.objects.filter(pk=fee_account.pk).update(cash=F("cash") + q.fee)
-        return trade
-
-    return _atomic_with_retries(work)
 
 
 # Dividends --------------------------------------------------------------------------------
@@ -811,29 +736,14 @@ def _record_unheld_dividends(
 ) -> None:
     """Record (term id, paper id) dividends that nobody held shares for: no money moves.
 
-    On Postgres one INSERT … SELECT FROM unnest() of two integer arrays: a busy day has ten
-    thousand of these rows, and building and quoting as many model instances (a timestamp
-    each) would cost more than the insert itself. Elsewhere (SQLite) ``bulk_create``.
+    One INSERT … SELECT FROM unnest() of two integer arrays: a busy day has ten thousand of
+    these rows, and building and quoting as many model instances (a timestamp each) would cost
+    more than the insert itself.
     """
     if not pairs:
         return
     category_id = getattr(category, "pk", None)
     now = timezone.now()
-    if connection.vendor != "postgresql":
-        DividendEvent.objects.bulk_create(
-            DividendEvent(
-                term_id=term_id,
-                paper_id=paper_id,
-                category_id=category_id,
-                date=date,
-                per_share=per_share,
-                shares=0,
-                transaction=None,
-                created_at=now,
-            )
-            for term_id, paper_id in pairs
-        )
-        return
     meta = DividendEvent._meta
     columns = ", ".join(
         connection.ops.quote_name(meta.get_field(name).column)

@@ -170,20 +170,3 @@ def test_a_bad_dividend_is_refused_before_anything_is_locked(cs_dc):
         trading.pay_dividends_for_terms(
             paper_ids_by_term={1: [1]}, per_share=-1, date=DAY, category=cs_dc
         )
-
-
-@override_settings(MARKET_DIVIDEND_PER_MENTION=DIVIDEND)
-def test_the_orm_path_used_off_postgres_records_the_same(cs_dc, trader, monkeypatch):
-    """SQLite (the zero-setup local run) takes bulk_create instead of INSERT … unnest()."""
-    kv, raft = make_terms(2)
-    announce(cs_dc, 3)
-    trading.buy(user=trader, term=kv, shares=2, max_cost=None, key="t")
-    monkeypatch.setattr(connection, "vendor", "sqlite")
-
-    summary = pay_dividends_for_day(category=cs_dc, date=DAY)
-    again = pay_dividends_for_day(category=cs_dc, date=DAY)
-
-    assert summary.amount == 3 * 2 * DIVIDEND and again.amount == 0
-    assert Mention.objects.count() == 6
-    assert DividendEvent.objects.filter(term=raft, shares=0, transaction=None).count() == 3
-    assert DividendEvent.objects.filter(term=kv, shares=2).count() == 3
