@@ -1,7 +1,7 @@
 """The market in the Django admin: curate terms, adjust balances, audit trades and the ledger.
 
 Nothing here changes cash, holdings, supply or reserve itself: balance adjustments go through
-``market.trading.adjust_balance``; trades, entries and dividends are read-only.
+``market.cash.adjust_balance``; trades, entries and dividends are read-only.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.urls import path
 
 from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
 
-from . import trading
+from . import cash
 from .candidates import candidate_terms
 from .models import (
     Account,
@@ -32,6 +32,7 @@ from .models import (
     Trade,
     slug_is_reserved,
 )
+from .refusals import TradeError
 from .units import format_credits, parse_credits
 
 
@@ -322,10 +323,10 @@ class AccountAdmin(ReadOnlyAdmin):
             amount, reason = form.cleaned_data["amount"], form.cleaned_data["reason"]
             for account in queryset:
                 try:
-                    trading.adjust_balance(
+                    cash.adjust_balance(
                         account=account, amount=amount, reason=reason, by=request.user
                     )
-                except trading.TradeError as exc:
+                except TradeError as exc:
                     self.message_user(request, f"{account}: {exc}", messages.ERROR)
                 else:
                     self.message_user(

@@ -1,26 +1,40 @@
 """Dividends: a day's newly announced papers pay the holders of the terms they mention.
 
-Called after a category's day has been ingested (see ``market.tasks.pay_dividends``). For each
-new or cross-listed, visible paper of the day, the matcher in ``market.highlighting`` finds the
-listed terms its title or abstract mentions; each (term, paper) pair is recorded as a
-``Mention`` and pays ``MARKET_DIVIDEND_PER_MENTION`` µ¢ per share to every holder, once ever.
-The money moves through ``market.trading.pay_dividend``.
+Called after a category's day has been ingested (``market.signals`` receives
+``papers.signals.listings_announced``). For each new or cross-listed, visible paper of the day,
+the matcher in ``market.highlighting`` finds the listed terms its title or abstract mentions;
+each (term, paper) pair is recorded as a ``Mention`` and pays ``MARKET_DIVIDEND_PER_MENTION`` µ¢
+per share to every holder, once ever, minted from the issuance account.
+
+Locks: a payout locks the term, then the holders' accounts in id order, then the issuance
+account, the order every market write uses.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import connection
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from papers.models import Category, Listing
+from peerrevenue.db import atomic_with_retries, insert_unnest
 
-from . import highlighting, trading
-from .models import Mention, Term
+from . import highlighting
+from .models import Account, DividendEvent, Entry, Holding, LedgerTransaction, Mention, Term
+from .refusals import InvalidQuantity
+
+
+@dataclass(frozen=True, slots=True)
+class DividendPayout:
+    term_id: int
+    papers: int  # mentioning papers paid for now (not before)
+    shares: int  # shares outstanding that were paid
+    amount: int  # µ¢ minted and paid out
 
 
 @dataclass
@@ -29,7 +43,7 @@ class DividendSummary:
     date: dt.date
     papers_scanned: int = 0
     mentions: int = 0  # (term, paper) pairs found in the day's papers
-    payouts: list[trading.DividendPayout] = field(default_factory=list)
+    payouts: list[DividendPayout] = field(default_factory=list)
 
     @property
     def papers_paid(self) -> int:
@@ -85,7 +99,7 @@ def pay_dividends_for_day(*, category: Category, date: dt.date) -> DividendSumma
         date=date,
     )
     summary.mentions = sum(len(papers_by_term[term_id]) for term_id in terms)
-    summary.payouts = trading.pay_dividends_for_terms(
+    summary.payouts = pay_dividends_for_terms(
         paper_ids_by_term={term_id: papers_by_term[term_id] for term_id in sorted(terms)},
         per_share=settings.MARKET_DIVIDEND_PER_MENTION,
         date=date,
@@ -97,24 +111,209 @@ def pay_dividends_for_day(*, category: Category, date: dt.date) -> DividendSumma
 def _record_mentions(pairs: list[tuple[int, int]], *, date: dt.date) -> None:
     """Insert (term id, paper id) mentions; those already recorded are left as they are.
 
-    The unique (term, paper) constraint, with ON CONFLICT DO NOTHING, makes a re-run, or the
-    same paper cross-listed in another category's run, record nothing twice. One
-    INSERT … SELECT FROM unnest() of two integer arrays: a busy day has ten thousand mentions,
-    and building and quoting as many model instances would cost more than the insert itself.
+    The unique (term, paper) constraint makes a re-run, or the same paper cross-listed in
+    another category's run, record nothing twice.
+    """
+    insert_unnest(
+        Mention,
+        arrays={"term": [t for t, _ in pairs], "paper": [p for _, p in pairs]},
+        constants={"date": date, "created_at": timezone.now()},
+        unique=("term", "paper"),
+    )
+
+
+# Payouts --------------------------------------------------------------------------------
+
+
+def pay_dividend(
+    *,
+    term: Term,
+    paper_ids: Sequence[int],
+    per_share: int,
+    date: dt.date,
+    category: object = None,
+) -> DividendPayout:
+    """Pay ``per_share`` µ¢ per share to every holder of ``term`` for each paper in
+    ``paper_ids`` not paid before, minted from issuance. Idempotent per term and paper.
+
+    The term row is locked for the whole payout, so no trade can change the holdings between
+    counting the shares and paying them.
+    """
+    if type(per_share) is not int or per_share < 0:
+        raise InvalidQuantity("The dividend per share must be a whole, non-negative number of µ¢.")
+
+    def work() -> DividendPayout:
+        locked = Term.objects.select_for_update().get(pk=term.pk)
+        if locked.status != Term.Status.LISTED:
+            return DividendPayout(term_id=locked.pk, papers=0, shares=0, amount=0)
+        # Under the term lock no other payout for this term can be between check and insert.
+        paid = set(
+            DividendEvent.objects.filter(term=locked, paper_id__in=paper_ids).values_list(
+                "paper_id", flat=True
+            )
+        )
+        new_papers = sorted(set(paper_ids) - paid)
+        if not new_papers:
+            return DividendPayout(term_id=locked.pk, papers=0, shares=0, amount=0)
+        holders = list(
+            Holding.objects.filter(term=locked, shares__gt=0)
+            .order_by("account_id")
+            .values_list("account_id", "shares")
+        )
+        outstanding = sum(shares for _, shares in holders)
+        per_share_total = per_share * len(new_papers)
+        amount = outstanding * per_share_total
+        txn = None
+        if amount:
+            holder_ids = [account_id for account_id, _ in holders]
+            # Lock holders in id order: two payouts for different terms then queue on the
+            # same accounts in the same order instead of deadlocking.
+            list(
+                Account.objects.select_for_update()
+                .filter(pk__in=holder_ids)
+                .order_by("pk")
+                .values_list("pk", flat=True)
+            )
+            txn = LedgerTransaction.objects.create(
+                kind=LedgerTransaction.Kind.DIVIDEND,
+                memo=f"Dividend on “{locked.phrase}”: {len(new_papers)} mentioning "
+                f"paper(s) announced {date.isoformat()}, {per_share:,} µ¢ per share each",
+            )
+            issuance = Account.objects.system(Account.Kind.ISSUANCE)
+            Entry.objects.bulk_create(
+                [
+                    Entry(
+                        transaction=txn,
+                        account_id=account_id,
+                        asset=Entry.Asset.CASH,
+                        amount=shares * per_share_total,
+                    )
+                    for account_id, shares in holders
+                ]
+                + [
+                    Entry(
+                        transaction=txn,
+                        account_id=issuance.pk,
+                        asset=Entry.Asset.CASH,
+                        amount=-amount,
+                    )
+                ]
+            )
+            Account.objects.filter(pk__in=holder_ids).update(
+                cash=F("cash")
+                + Subquery(
+                    Holding.objects.filter(account=OuterRef("pk"), term=locked).values("shares")[:1]
+                )
+                * per_share_total
+            )
+            Account.objects.filter(pk=issuance.pk).update(cash=F("cash") - amount)
+        DividendEvent.objects.bulk_create(
+            [
+                DividendEvent(
+                    term=locked,
+                    paper_id=paper_id,
+                    category=category,
+                    date=date,
+                    per_share=per_share,
+                    shares=outstanding,
+                    transaction=txn,
+                )
+                for paper_id in new_papers
+            ]
+        )
+        return DividendPayout(
+            term_id=locked.pk, papers=len(new_papers), shares=outstanding, amount=amount
+        )
+
+    return atomic_with_retries(work)
+
+
+def pay_dividends_for_terms(
+    *,
+    paper_ids_by_term: Mapping[int, Sequence[int]],
+    per_share: int,
+    date: dt.date,
+    category: object = None,
+) -> list[DividendPayout]:
+    """``pay_dividend`` for many terms at once, with a number of queries that does not grow
+    with the number of terms nobody holds. Returns one payout per term, in term id order.
+
+    Most mentioned terms have no holders: for those the only thing to do is to record, once,
+    that the paper's dividend went to nobody. That happens for all of them in ONE transaction:
+    their term rows are locked together, in id order (the order every payout locks terms in,
+    so two batches cannot deadlock, and trades lock a single term), which keeps a trade from
+    buying in between the check for holders and the record. The terms that do have holders are
+    then paid one transaction each through ``pay_dividend``, which locks and checks again, so a
+    term's lock is held only as long as its own payout.
+    """
+    if type(per_share) is not int or per_share < 0:
+        raise InvalidQuantity("The dividend per share must be a whole, non-negative number of µ¢.")
+    wanted = {term_id: sorted(set(ids)) for term_id, ids in paper_ids_by_term.items() if ids}
+
+    def work() -> tuple[dict[int, DividendPayout], list[Term]]:
+        locked = list(Term.objects.select_for_update().filter(pk__in=wanted).order_by("pk"))
+        payouts = {
+            term.pk: DividendPayout(term_id=term.pk, papers=0, shares=0, amount=0)
+            for term in locked
+        }
+        listed = [term for term in locked if term.status == Term.Status.LISTED]
+        if not listed:
+            return payouts, []
+        # Under the term locks no other payout for these terms can be between check and insert.
+        paid: set[tuple[int, int]] = set(
+            DividendEvent.objects.filter(
+                term__in=listed,
+                paper_id__in={paper_id for term in listed for paper_id in wanted[term.pk]},
+            ).values_list("term_id", "paper_id")
+        )
+        held = set(
+            Holding.objects.filter(term__in=listed, shares__gt=0)
+            .order_by()  # no default ordering: it would join accounts and terms into DISTINCT
+            .values_list("term_id", flat=True)
+            .distinct()
+        )
+        unpaid: list[tuple[int, int]] = []  # (term id, paper id)
+        for term in listed:
+            if term.pk in held:
+                continue
+            new_papers = [p for p in wanted[term.pk] if (term.pk, p) not in paid]
+            payouts[term.pk] = DividendPayout(
+                term_id=term.pk, papers=len(new_papers), shares=0, amount=0
+            )
+            unpaid += [(term.pk, paper_id) for paper_id in new_papers]
+        _record_unheld_dividends(unpaid, per_share=per_share, date=date, category=category)
+        return payouts, [term for term in listed if term.pk in held]
+
+    payouts, held_terms = atomic_with_retries(work)
+    for term in held_terms:
+        payouts[term.pk] = pay_dividend(
+            term=term,
+            paper_ids=wanted[term.pk],
+            per_share=per_share,
+            date=date,
+            category=category,
+        )
+    return [payouts[term_id] for term_id in sorted(payouts)]
+
+
+def _record_unheld_dividends(
+    pairs: Sequence[tuple[int, int]], *, per_share: int, date: dt.date, category: object
+) -> None:
+    """Record (term id, paper id) dividends that nobody held shares for: no money moves.
+
+    A busy day has ten thousand of these rows: one INSERT … SELECT FROM unnest().
     """
     if not pairs:
         return
-    now = timezone.now()
-    meta = Mention._meta
-    quote = connection.ops.quote_name
-    term, paper, day, created = (
-        quote(meta.get_field(name).column) for name in ("term", "paper", "date", "created_at")
+    insert_unnest(
+        DividendEvent,
+        arrays={"term": [t for t, _ in pairs], "paper": [p for _, p in pairs]},
+        constants={
+            "category": getattr(category, "pk", None),
+            "date": date,
+            "per_share": per_share,
+            "shares": 0,
+            "transaction": None,
+            "created_at": timezone.now(),
+        },
     )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {quote(meta.db_table)} ({term}, {paper}, {day}, {created}) "
-            "SELECT term_id, paper_id, %s, %s "
-            "FROM unnest(%s::bigint[], %s::bigint[]) AS pairs(term_id, paper_id) "
-            f"ON CONFLICT ({term}, {paper}) DO NOTHING",
-            [date, now, [t for t, _ in pairs], [p for _, p in pairs]],
-        )

@@ -11,13 +11,17 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F, Q
+from django.dispatch import Signal
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 from django.utils.text import slugify
 
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
 from . import curve
-from .highlighting import terms_changed
+
+# Sent after terms changed without Term.save() or Term.delete() (a queryset update of their
+# status), which send no post_save/post_delete. market.signals refreshes the caches on all three.
+terms_updated = Signal()
 
 DEFAULT_P0 = 1_000_000  # the first share costs one credit
 DEFAULT_K = 10_000  # and each further share 0.01 credit more
@@ -48,9 +52,9 @@ class TermQuerySet(models.QuerySet):
         return self.filter(status=Term.Status.LISTED)
 
     def _set_status(self, status: str, reason: str) -> int:
-        # A queryset update skips Term.save(), so tell the matcher itself.
+        # A queryset update skips Term.save() and its post_save, so announce it.
         count = self.update(status=status, status_reason=reason)
-        terms_changed()
+        terms_updated.send(sender=Term)
         return count
 
     def halt(self, *, reason: str) -> int:
@@ -137,18 +141,12 @@ class Term(models.Model):
                         "p0 and k can change only while no shares are outstanding."
                     )
                 super().save(*args, **kwargs)
-        terms_changed()
 
     def get_absolute_url(self) -> str:
         try:
             return reverse("market:term", args=[self.slug])
         except NoReverseMatch:  # the market pages arrive in a later issue
             return f"/market/{self.slug}/"
-
-    def delete(self, *args, **kwargs):
-        result = super().delete(*args, **kwargs)
-        terms_changed()
-        return result
 
     @property
     def curve_params(self) -> dict[str, int]:
@@ -416,6 +414,10 @@ class Trade(models.Model):
                 name="trade_supply_moves_by_shares",
             ),
         ]
+
+    # Set on the original trade that market.trading returns for a repeated key: nothing new
+    # was traded, and pages say it was placed before.
+    repeated = False
 
     def __str__(self) -> str:
         return f"{self.get_side_display()} {self.shares} × {self.term_id} (trade {self.pk})"

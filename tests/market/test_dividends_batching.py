@@ -14,7 +14,7 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from market import trading
+from market import dividends, trading
 from market.dividends import DividendSummary, pay_dividends_for_day
 from market.ledger import check_ledger
 from market.models import DividendEvent, Mention, Term
@@ -133,7 +133,7 @@ def test_halted_terms_are_neither_paid_nor_recorded(cs_dc, trader):
     Term.objects.filter(pk__in=[kv.pk, raft.pk]).update(status=Term.Status.HALTED)
     before = trading.balance(trader)
 
-    payouts = trading.pay_dividends_for_terms(
+    payouts = dividends.pay_dividends_for_terms(
         paper_ids_by_term={kv.pk: [1, 2], raft.pk: [1, 2]},
         per_share=DIVIDEND,
         date=DAY,
@@ -167,6 +167,6 @@ def test_the_terms_are_locked_in_id_order_before_anything_is_recorded(cs_dc):
 
 def test_a_bad_dividend_is_refused_before_anything_is_locked(cs_dc):
     with pytest.raises(trading.InvalidQuantity):
-        trading.pay_dividends_for_terms(
+        dividends.pay_dividends_for_terms(
             paper_ids_by_term={1: [1]}, per_share=-1, date=DAY, category=cs_dc
         )
