@@ -11,8 +11,11 @@ from django.conf import settings
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from papers.signals import listings_announced
+
 from . import highlighting
 from .cash import open_account
+from .dividends import pay_dividends_for_day
 from .models import Term, terms_updated
 
 
@@ -32,3 +35,11 @@ def refresh_term_caches(**kwargs) -> None:
     # Saving, deleting, halting, relisting or delisting a term changes what is highlighted,
     # what the matcher pays for, and every cached page that shows either.
     highlighting.terms_changed()
+
+
+@receiver(listings_announced, dispatch_uid="market_pay_announced_dividends")
+def pay_announced_dividends(sender, *, category, date, **kwargs) -> None:
+    # Sent by the ingest worker after the day's write committed. Paying here, synchronously,
+    # means the digests queued after it report the day's dividends; payouts are idempotent per
+    # (term, paper), so a retried or duplicated announcement pays nothing twice.
+    pay_dividends_for_day(category=category, date=date)

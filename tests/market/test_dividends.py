@@ -98,3 +98,15 @@ def test_halted_terms_do_not_pay(day, trader, kv_cache):
     before = trading.balance(trader)
     assert pay_dividends_for_day(category=day, date=DAY).amount == 0
     assert trading.balance(trader) == before
+
+
+def test_an_announced_day_pays_its_dividends_through_the_signal(day, trader, kv_cache):
+    """The ingest sends papers.signals.listings_announced after its commit; the market pays."""
+    from papers.signals import listings_announced
+
+    trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="t")
+    before = trading.balance(trader)
+    listings_announced.send(sender=Category, category=day, date=DAY)
+    listings_announced.send(sender=Category, category=day, date=DAY)  # a retry pays no more
+    assert trading.balance(trader) == before + 3 * 2 * 50_000
+    assert check_ledger().ok
