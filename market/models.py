@@ -7,14 +7,18 @@ Amounts are integer micro-credits (µ¢) and whole shares in 64-bit columns. The
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F, Q
 from django.dispatch import Signal
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
+from django.utils import timezone
 from django.utils.text import slugify
 
+from papers.calendar import NEW_YORK, announced_at
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
 from . import curve
@@ -98,6 +102,11 @@ class Term(models.Model):
     version = models.BigIntegerField(
         default=0, editable=False, help_text="Number of trades so far; each trade bumps it."
     )
+    listed_at = models.DateTimeField(
+        default=timezone.now,
+        editable=False,
+        help_text="When it was listed: papers announced before this moment pay no dividend on it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -147,6 +156,15 @@ class Term(models.Model):
             return reverse("market:term", args=[self.slug])
         except NoReverseMatch:  # the market pages arrive in a later issue
             return f"/market/{self.slug}/"
+
+    @property
+    def first_paying_date(self) -> dt.date:
+        """The first listing day whose papers pay this term a dividend: the first one announced
+        (20:00 New York, the day before) at or after the moment the term was listed."""
+        day = timezone.localtime(self.listed_at, NEW_YORK).date()
+        while announced_at(day) < self.listed_at:
+            day += dt.timedelta(days=1)
+        return day
 
     @property
     def curve_params(self) -> dict[str, int]:
@@ -465,9 +483,14 @@ class DividendEvent(models.Model):
     category = models.ForeignKey(
         "papers.Category", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
-    date = models.DateField(help_text="Announcement date of the paper.")
+    date = models.DateField(help_text="Listing date of the paper.")
+    announced_at = models.DateTimeField(
+        help_text="When that listing was announced: the shares held at this instant are paid."
+    )
     per_share = models.BigIntegerField("dividend per share (µ¢)")
-    shares = models.BigIntegerField(help_text="Shares held when it was paid.")
+    shares = models.BigIntegerField(
+        help_text="Shares held at the announcement (0 if it came before the term was listed)."
+    )
     transaction = models.ForeignKey(
         LedgerTransaction,
         on_delete=models.PROTECT,

@@ -19,6 +19,7 @@ from market.dividends import DividendSummary, pay_dividends_for_day
 from market.ledger import check_ledger
 from market.models import DividendEvent, Mention, Term
 from papers.models import Listing, Paper
+from tests.market.state import held_before_the_announcement
 
 pytestmark = pytest.mark.django_db
 
@@ -79,6 +80,7 @@ def test_held_and_unheld_terms_in_one_day(cs_dc, trader, rival):
     trading.buy(user=trader, term=kv, shares=12, max_cost=None, key="t1")
     trading.buy(user=rival, term=kv, shares=5, max_cost=None, key="r1")
     trading.buy(user=rival, term=sharding, shares=3, max_cost=None, key="r2")
+    held_before_the_announcement(DAY)
     trader_before, rival_before = trading.balance(trader), trading.balance(rival)
 
     summary = pay_dividends_for_day(category=cs_dc, date=DAY)
@@ -112,11 +114,13 @@ def test_each_held_term_costs_a_fixed_number_of_extra_queries(cs_dc, trader):
     terms = make_terms(5)
     announce(cs_dc, 5)
     trading.buy(user=trader, term=terms[0], shares=2, max_cost=None, key="a")
+    held_before_the_announcement(DAY)
     _summary, one_held = pay(cs_dc)
 
     Mention.objects.all().delete()
     DividendEvent.objects.all().delete()
     trading.buy(user=trader, term=terms[1], shares=2, max_cost=None, key="b")
+    held_before_the_announcement(DAY)
     _summary, two_held = pay(cs_dc)
 
     assert 0 < two_held - one_held <= 12  # one pay_dividend transaction for the second term

@@ -15,6 +15,7 @@ from django.utils import timezone
 from market import curve, dividends, stats, trading
 from market.models import Entry, Mention, Term, Trade
 from tests.factories import list_paper, make_paper
+from tests.market.state import held_before_the_announcement
 
 pytestmark = pytest.mark.django_db
 
@@ -235,6 +236,7 @@ def test_dividend_days_group_the_papers_of_a_day(trader, kv_cache, cs_dc):
     papers1 = [announce(kv_cache, date=day1, category=cs_dc) for _ in range(2)]
     papers2 = [announce(kv_cache, date=day2, category=cs_dc)]
     for day, papers in ((day1, papers1), (day2, papers2)):
+        held_before_the_announcement(dt.date(2026, 10, 1))
         dividends.pay_dividend(
             term=kv_cache, paper_ids=[p.pk for p in papers], per_share=50_000, date=day
         )
@@ -276,6 +278,7 @@ def traded(trader, rival, kv_cache, raft, cs_dc):
     sell(trader, kv_cache, 4)
     t4 = buy(trader, raft, 3)
     paper = announce(kv_cache, date=dt.date(2026, 10, 1), category=cs_dc)
+    held_before_the_announcement(dt.date(2026, 10, 1))
     dividends.pay_dividend(
         term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
     )

@@ -20,6 +20,7 @@ from market import curve, dividends, stats, trading, views
 from market.models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from market.units import format_credits
 from peerrevenue.pagecache import invalidate_pages
+from tests.market.state import held_before_the_announcement
 from tests.market.test_stats import announce, buy, sell
 
 pytestmark = pytest.mark.django_db
@@ -217,6 +218,7 @@ def test_term_page_shows_the_term_chart_papers_holders_and_trades(
     paper = announce(
         kv_cache, date=dt.date(2026, 10, 1), category=cs_dc, title="Paging the KV cache"
     )
+    held_before_the_announcement(dt.date(2026, 10, 1))
     dividends.pay_dividend(
         term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
     )
@@ -268,6 +270,7 @@ def test_term_page_costs_a_fixed_number_of_queries(
         user = django_user_model.objects.create_user(f"holder{n}")
         buy(user, kv_cache, n + 1)
         paper = announce(kv_cache, date=dt.date(2026, 10, 1 + n % 5), category=cs_dc)
+        held_before_the_announcement(dt.date(2026, 10, 1))
         dividends.pay_dividend(
             term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
         )
@@ -743,6 +746,7 @@ def test_portfolio_figures_agree_with_the_ledger(
     sell(trader, kv_cache, 4)
     raft_buy = buy(trader, raft, 3)
     paper = announce(kv_cache, date=dt.date(2026, 10, 1), category=cs_dc)
+    held_before_the_announcement(dt.date(2026, 10, 1))
     dividends.pay_dividend(
         term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
     )
@@ -807,6 +811,7 @@ def test_portfolio_costs_a_fixed_number_of_queries(trader_client, trader, cs_dc)
         term = Term.objects.create(phrase=f"word {n}")
         buy(trader, term, 2)
         paper = announce(term, date=dt.date(2026, 10, 1), category=cs_dc)
+        held_before_the_announcement(dt.date(2026, 10, 1))
         dividends.pay_dividend(
             term=term, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
         )
