@@ -289,7 +289,10 @@ class AdjustBalanceForm(forms.Form):
             raise forms.ValidationError(str(exc)) from None
         if amount == 0:
             raise forms.ValidationError("Enter a non-zero amount.")
-        return amount
+        try:
+            return cash.check_adjustment(amount)
+        except TradeError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
 
 class HoldingInline(ReadOnlyInline):

@@ -189,6 +189,28 @@ class Term(models.Model):
             raise ValidationError({"aliases": NUL_IN_JSON})
         if self.pk and self._curve_changed_with_shares_out():
             raise ValidationError("p0 and k can change only while no shares are outstanding.")
+        self._check_curve_bounds()
+
+    def _check_curve_bounds(self) -> None:
+        """Refuse a curve on which some reachable state would overflow a 64-bit column (every
+        buy would then fail): the reserve of ``curve.MAX_SUPPLY`` shares must fit."""
+        if type(self.p0) is not int or type(self.k) is not int:
+            return  # the fields' own validation reports it
+        if self.p0 > curve.MAX_P0:
+            raise ValidationError(
+                {
+                    "p0": f"The first share may cost at most {curve.MAX_P0:,} µ¢, so that the "
+                    f"reserve of {curve.MAX_SUPPLY:,} shares fits in the ledger."
+                }
+            )
+        if self.p0 >= 1 and self.k > curve.max_k(p0=self.p0):
+            raise ValidationError(
+                {
+                    "k": f"With a first share of {self.p0:,} µ¢ the price step may be at most "
+                    f"{curve.max_k(p0=self.p0):,} µ¢, so that the reserve of "
+                    f"{curve.MAX_SUPPLY:,} shares fits in the ledger."
+                }
+            )
 
     def _unreserved_slug(self, slug: str) -> str:
         """A slug near ``slug`` that no fixed page and no other term uses: "rules-term", then

@@ -242,16 +242,32 @@ def dividend_days(*, term: Term) -> list[DividendDay]:
 # Term page lists --------------------------------------------------------------------------
 
 
-def recent_mentions(*, term: Term, limit: int = 10) -> list[Mention]:
+def _mentions(*, term: Term, since_listing: bool):
+    # A mention pays only when its listing day was announced at or after the term's listing;
+    # the older ones are shown apart, as what the word did before it traded.
+    cutoff = Q(date__gte=term.first_paying_date)
+    return Mention.objects.filter(cutoff if since_listing else ~cutoff, term=term).filter(
+        paper__hidden=False
+    )
+
+
+def recent_mentions(*, term: Term, limit: int = 10, since_listing: bool = True) -> list[Mention]:
+    """The newest visible mentions since the term was listed (or, ``since_listing=False``,
+    from before it was)."""
     return list(
-        Mention.objects.filter(term=term, paper__hidden=False)
+        _mentions(term=term, since_listing=since_listing)
         .select_related("paper")
         .order_by("-date", "-paper__arxiv_id")[:limit]
     )
 
 
-def mention_count(*, term: Term) -> int:
-    return Mention.objects.filter(term=term, paper__hidden=False).count()
+def mention_counts(*, term: Term) -> tuple[int, int]:
+    """Visible mentions (since the term was listed, before it was), in one query."""
+    cutoff = Q(date__gte=term.first_paying_date)
+    counts = Mention.objects.filter(term=term, paper__hidden=False).aggregate(
+        since=Count("pk", filter=cutoff), before=Count("pk", filter=~cutoff)
+    )
+    return counts["since"], counts["before"]
 
 
 def top_holders(*, term: Term, limit: int = 10) -> list[Holding]:

@@ -48,7 +48,9 @@ def parse_credits(text: str) -> int:
     cleaned = cleaned.removeprefix("-") if sign < 0 else cleaned.removeprefix("+")
     found = _AMOUNT.fullmatch(cleaned)
     if not found or not (found.group(1) or found.group(2)):
-        raise ValueError(f"{text!r} is not an amount of credits")
+        raise ValueError(
+            f"“{text.strip()}” is not an amount of credits: use the digits 0 to 9, e.g. 12.50."
+        )
     whole, fraction = found.group(1) or "0", found.group(2) or ""
     if len(fraction) > 6:
         raise ValueError("Amounts have at most six decimal places (one µ¢).")

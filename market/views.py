@@ -156,6 +156,7 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
     term = _get_term(slug)
     history = stats.price_history(term=term, now=timezone.now())
     dividends = stats.dividend_days(term=term)
+    since_listing, before_listing = stats.mention_counts(term=term)
     context = {
         "term": term,
         "chart": charts.price_chart(
@@ -163,7 +164,11 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
         ),
         "dividends": dividends,
         "mentions": stats.recent_mentions(term=term),
-        "mention_count": stats.mention_count(term=term),
+        "mention_count": since_listing,
+        "earlier_mentions": (
+            stats.recent_mentions(term=term, since_listing=False) if before_listing else []
+        ),
+        "earlier_count": before_listing,
         "holders": stats.top_holders(term=term),
         "trades": stats.recent_trades(term=term),
         "form": QuoteForm(),
@@ -384,6 +389,14 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
             priced = None
         return _render_quote(
             request, term, form=form, priced=priced, error=str(exc), attempted=True, status=409
+        )
+    if done.repeated:
+        # The same confirmation again (back button, a second click): the key kept the money
+        # safe; say so rather than announce the trade a second time.
+        return render(
+            request,
+            "market/already_placed.html",
+            {"term": term, "trade": done, "summary": trade_message(done), "nav": "market"},
         )
     messages.success(request, trade_message(done))
     return redirect(done.term)
