@@ -359,9 +359,10 @@ def _dividend_term_sql(field_name: str = "term_id", transaction_ref: str = "tran
     )
 
 
-def portfolio(*, user) -> Portfolio:
-    """The user's cash, positions and totals, in a fixed handful of queries."""
-    cash = cash_of(user) or 0
+def portfolio(*, user, cash: int | None = None) -> Portfolio:
+    """The user's cash (unless given), positions and totals, in a fixed handful of queries."""
+    if cash is None:
+        cash = cash_of(user) or 0
     holdings = list(
         Holding.objects.filter(account__user=user, shares__gt=0)
         .select_related("term")

@@ -408,7 +408,8 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def portfolio(request: HttpRequest) -> HttpResponse:
-    summary = stats.portfolio(user=request.user)
+    # balance() opens the account (with its grant) of a user from before the market existed.
+    summary = stats.portfolio(user=request.user, cash=trading.balance(request.user))
     history = paginate(request, stats.account_history(user=request.user), per_page=ROWS_PER_PAGE)
     context = {
         "portfolio": summary,
