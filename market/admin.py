@@ -363,16 +363,21 @@ class TradeAdmin(ReadOnlyAdmin):
         "term",
         "side",
         "shares",
-        "amount",
-        "fee",
+        "amount_column",
+        "fee_column",
         "supply_before",
         "supply_after",
-        "price_after",
+        "price_after_column",
         "term_version",
     ]
     list_filter = ["side", "term"]
     search_fields = ["key", "account__user__username", "term__phrase"]
     list_select_related = ["account__user", "term"]
+    amount_column = credits_column("amount", "amount (credits)", ordering="amount")
+    fee_column = credits_column("fee", "fee (credits)", ordering="fee")
+    price_after_column = credits_column(
+        "price_after", "price after (credits)", ordering="price_after"
+    )
     date_hierarchy = "created_at"
 
 
@@ -415,7 +420,16 @@ class MentionAdmin(ReadOnlyAdmin):
 
 @admin.register(DividendEvent)
 class DividendEventAdmin(ReadOnlyAdmin):
-    list_display = ["term", "paper", "date", "per_share", "shares", "transaction"]
+    list_display = [
+        "term",
+        "paper",
+        "date",
+        "announced_at",
+        "per_share_column",
+        "shares",
+        "transaction",
+    ]
     list_filter = ["date"]
+    per_share_column = credits_column("per_share", "per share (credits)", ordering="per_share")
     search_fields = ["term__phrase", "paper__arxiv_id"]
     list_select_related = ["term", "paper"]
