@@ -60,6 +60,9 @@ def setup_django(database_url: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    # Without Redis the cache is Django's database cache (saving a term bumps the matcher's
+    # version in it), whose table migrate does not make.
+    call_command("createcachetable", verbosity=0)
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:

@@ -1,7 +1,7 @@
 """The market in the Django admin: curate terms, adjust balances, audit trades and the ledger.
 
 Nothing here changes cash, holdings, supply or reserve itself: balance adjustments go through
-``market.trading.adjust_balance``; trades, entries and dividends are read-only.
+``market.cash.adjust_balance``; trades, entries and dividends are read-only.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.urls import path
 
 from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
 
-from . import trading
+from . import cash
 from .candidates import candidate_terms
 from .models import (
     Account,
@@ -32,6 +32,7 @@ from .models import (
     Trade,
     slug_is_reserved,
 )
+from .refusals import TradeError
 from .units import format_credits, parse_credits
 
 
@@ -288,7 +289,10 @@ class AdjustBalanceForm(forms.Form):
             raise forms.ValidationError(str(exc)) from None
         if amount == 0:
             raise forms.ValidationError("Enter a non-zero amount.")
-        return amount
+        try:
+            return cash.check_adjustment(amount)
+        except TradeError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
 
 class HoldingInline(ReadOnlyInline):
@@ -322,10 +326,10 @@ class AccountAdmin(ReadOnlyAdmin):
             amount, reason = form.cleaned_data["amount"], form.cleaned_data["reason"]
             for account in queryset:
                 try:
-                    trading.adjust_balance(
+                    cash.adjust_balance(
                         account=account, amount=amount, reason=reason, by=request.user
                     )
-                except trading.TradeError as exc:
+                except TradeError as exc:
                     self.message_user(request, f"{account}: {exc}", messages.ERROR)
                 else:
                     self.message_user(
@@ -359,16 +363,21 @@ class TradeAdmin(ReadOnlyAdmin):
         "term",
         "side",
         "shares",
-        "amount",
-        "fee",
+        "amount_column",
+        "fee_column",
         "supply_before",
         "supply_after",
-        "price_after",
+        "price_after_column",
         "term_version",
     ]
     list_filter = ["side", "term"]
     search_fields = ["key", "account__user__username", "term__phrase"]
     list_select_related = ["account__user", "term"]
+    amount_column = credits_column("amount", "amount (credits)", ordering="amount")
+    fee_column = credits_column("fee", "fee (credits)", ordering="fee")
+    price_after_column = credits_column(
+        "price_after", "price after (credits)", ordering="price_after"
+    )
     date_hierarchy = "created_at"
 
 
@@ -411,7 +420,16 @@ class MentionAdmin(ReadOnlyAdmin):
 
 @admin.register(DividendEvent)
 class DividendEventAdmin(ReadOnlyAdmin):
-    list_display = ["term", "paper", "date", "per_share", "shares", "transaction"]
+    list_display = [
+        "term",
+        "paper",
+        "date",
+        "announced_at",
+        "per_share_column",
+        "shares",
+        "transaction",
+    ]
     list_filter = ["date"]
+    per_share_column = credits_column("per_share", "per share (credits)", ordering="per_share")
     search_fields = ["term__phrase", "paper__arxiv_id"]
     list_select_related = ["term", "paper"]

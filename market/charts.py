@@ -29,13 +29,6 @@ class DividendMark(Protocol):
     per_share: int
 
 
-def credits_number(micro: int) -> str:
-    """µ¢ as a number of credits with at least two decimals: ``1.05``, ``1.0525``, ``-3.00``."""
-    text = format_credits(micro, unit=False)
-    whole, _, fraction = text.partition(".")
-    return f"{whole}.{fraction.ljust(2, '0')}"
-
-
 def _num(value: float) -> str:
     # One decimal is plenty for screen coordinates and keeps the markup small.
     text = f"{value:.1f}"
@@ -136,7 +129,9 @@ def sparkline(
     first, last = prices[0], prices[-1]
     trend = _trend(first, last)
     words = {"up": "rising", "down": "falling", "flat": "unchanged"}[trend]
-    description = f"{label}: {credits_number(first)} to {credits_number(last)} credits ({words})"
+    description = (
+        f"{label}: {format_credits(first, unit=False)} to {format_credits(last)} ({words})"
+    )
     return format_html(
         '<svg class="sparkline sparkline--{}" viewBox="0 0 {} {}" width="{}" height="{}" '
         'role="img" aria-label="{}" focusable="false">'
@@ -196,9 +191,10 @@ def price_chart(
     parts: list[str] = []
     first, last = prices[0], prices[-1]
     summary = (
-        f"From {credits_number(first)} credits on {_day(start)} to "
-        f"{credits_number(last)} credits on {_day(points[-1][0])}; "
-        f"lowest {credits_number(min(prices))}, highest {credits_number(max(prices))}."
+        f"From {format_credits(first)} on {_day(start)} to "
+        f"{format_credits(last)} on {_day(points[-1][0])}; "
+        f"lowest {format_credits(min(prices), unit=False)}, "
+        f"highest {format_credits(max(prices), unit=False)}."
     )
     if dividends:
         paid = sum(d.papers for d in dividends)
@@ -232,7 +228,7 @@ def price_chart(
                 _num(y(tick)),
                 left - 6,
                 _num(y(tick)),
-                credits_number(tick),
+                format_credits(tick, unit=False),
             )
         )
     parts.append("</g>")
@@ -281,7 +277,7 @@ def price_chart(
                 _num(top + plot_h - 4),
                 _day(day.date),
                 papers,
-                credits_number(day.per_share * day.papers),
+                format_credits(day.per_share * day.papers, unit=False),
             )
         )
     parts.append(
@@ -296,4 +292,4 @@ def price_chart(
     return mark_safe("".join(parts))  # noqa: S308
 
 
-__all__ = ["credits_number", "nice_ticks", "price_chart", "sparkline"]
+__all__ = ["nice_ticks", "price_chart", "sparkline"]

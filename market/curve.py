@@ -8,13 +8,22 @@ Share number ``n + 1`` costs ``p0 + k·n`` µ¢, so with ``n`` shares outstandin
 - ``proceeds(n, d)`` is what selling ``d`` shares back returns: ``cost(n − d, d)``;
 - a term's reserve is always ``cost(0, supply)``, enough to buy every share back.
 
-Everything here is a pure function of Python integers: no floats, no Decimal, no database.
-Functions refuse non-integers (and bools) so a float can never leak into the ledger.
+The Python functions are pure functions of integers: no floats, no Decimal, no database;
+they refuse non-integers (and bools) so a float can never leak into the ledger. Beside each one
+used in a query sits its ORM expression (``*_sql``), so the database can compute the same
+figure over many rows; tests/market/test_stats.py holds the two to the same results, and
+tests/market/test_place_trade.py holds the SQL function of migration 0005 to them too.
+
+Bounds. Every figure is stored in a 64-bit column, so the admin accepts only curves on which
+no reachable state overflows: ``MAX_SUPPLY`` shares, and a reserve of ``cost(0, MAX_SUPPLY)``
+(plus a trade's fee) that still fits (see ``curve_fits``).
 """
 
 from __future__ import annotations
 
 from math import isqrt
+
+from django.db.models import BigIntegerField, ExpressionWrapper, F, Value
 
 BASIS_POINTS = 10_000
 
@@ -103,3 +112,64 @@ def amount_within(total: int, *, basis_points: int) -> int:
 def shares_for_total(n: int, total: int, *, p0: int, k: int, basis_points: int) -> int:
     """The most shares a buyer with ``total`` µ¢ can buy at supply ``n``, fee included."""
     return shares_for_budget(n, amount_within(total, basis_points=basis_points), p0=p0, k=k)
+
+
+# Bounds ------------------------------------------------------------------------------------
+
+BIGINT_MAX = 2**63 - 1
+# The supply the bounds on p0 and k are derived for: ten million shares of one term, a thousand
+# maximal trades, far beyond any market of play money. A supply past it cannot overflow either:
+# its reserve would be more money than exists (the reserve is paid in cash, and every credit is
+# minted by a bounded grant, adjustment or dividend), and one trade moves at most
+# MARKET_MAX_SHARES_PER_TRADE shares, whose cost fits whenever p0 and k do.
+MAX_SUPPLY = 10**7
+# A fee is at most the whole amount (10,000 basis points), so amount + fee <= 2 · amount.
+_FEE_HEADROOM = 2
+
+
+def curve_fits(*, p0: int, k: int) -> bool:
+    """Whether every reachable state of a term on this curve fits in 64 bits: the reserve of
+    ``MAX_SUPPLY`` shares (the largest figure: every trade amount, price and reserve is at most
+    that), with the fee on top."""
+    if p0 < 1 or k < 0:
+        return False
+    return _FEE_HEADROOM * reserve(MAX_SUPPLY, p0=p0, k=k) <= BIGINT_MAX
+
+
+def max_k(*, p0: int) -> int:
+    """The largest ``k`` with ``curve_fits(p0=p0, k=k)``, or -1 when even ``k = 0`` does not."""
+    room = BIGINT_MAX // _FEE_HEADROOM - p0 * MAX_SUPPLY
+    if room < 0:
+        return -1
+    return room // (MAX_SUPPLY * (MAX_SUPPLY - 1) // 2)
+
+
+MAX_P0 = BIGINT_MAX // _FEE_HEADROOM // MAX_SUPPLY
+
+
+# The same curve as ORM expressions ---------------------------------------------------------
+
+BIG_INTEGER = BigIntegerField()
+
+
+def big(expression) -> ExpressionWrapper:
+    """An integer expression typed as a 64-bit integer column."""
+    return ExpressionWrapper(expression, output_field=BIG_INTEGER)
+
+
+def price_sql(supply=None, *, p0: str = "p0", k: str = "k") -> ExpressionWrapper:
+    """``price(supply)`` of the term whose curve is in fields ``p0`` and ``k``; the supply is
+    the ``supply`` field unless an expression for it is given."""
+    return big(F(p0) + F(k) * (F("supply") if supply is None else supply))
+
+
+def proceeds_sql(*, n, d, p0, k) -> ExpressionWrapper:
+    """``proceeds(n, d)`` = ``cost(n − d, d)`` = ``p0·d + k·d·(2n − d − 1)/2``, exact because
+    ``d·(2n − d − 1)`` is even; every part is non-negative, so SQL's truncating division is the
+    floor that ``cost`` uses."""
+    return big(p0 * d + k * d * (Value(2) * n - d - Value(1)) / Value(2))
+
+
+def fee_sql(amount, *, basis_points: int) -> ExpressionWrapper:
+    """``fee(amount)``: ceil(amount · bp / 10⁴) for a non-negative amount."""
+    return big((amount * Value(basis_points) + Value(BASIS_POINTS - 1)) / Value(BASIS_POINTS))

@@ -16,7 +16,11 @@ Invariants:
    and only those kinds of transaction mint;
 9. per term, trade versions run 1, 2, … without gaps up to the term's version, each trade
    starts at the supply the previous one left, and the last leaves the current supply;
-10. each trade's ledger entries move exactly the trade's amount, fee and shares.
+10. each trade's ledger entries move exactly the trade's amount, fee and shares;
+11. dividends follow the rule (market/rules.md): for each (term, paper) the shares recorded as
+    paid equal the shares held at the announcement, from the trade history by trade time (none
+    when it was announced before the term was listed), and each dividend transaction pays each
+    account exactly per-share amount × the shares it held at each paper's announcement.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from dataclasses import dataclass, field
 from django.db import connection, transaction
 
 from . import curve
-from .models import Account, Entry, Holding, LedgerTransaction, Term, Trade
+from .models import Account, DividendEvent, Entry, Holding, LedgerTransaction, Term, Trade
 from .units import format_credits
 
 MAX_LINES_PER_CHECK = 20
@@ -64,6 +68,7 @@ def _tables() -> dict[str, str]:
         "holding": Holding._meta.db_table,
         "term": Term._meta.db_table,
         "trade": Trade._meta.db_table,
+        "event": DividendEvent._meta.db_table,
     }
 
 
@@ -90,11 +95,10 @@ def check_ledger() -> LedgerReport:
     if connection.in_atomic_block:
         return _check()
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            # Trades may commit while we run several queries; all of them must see the same
-            # moment or a trade between two queries would look like a violation.
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        # Trades may commit while we run several queries; all of them must see the same
+        # moment or a trade between two queries would look like a violation.
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         return _check()
 
 
@@ -334,4 +338,65 @@ def _check() -> LedgerReport:
         ],
         "trades that differ from their entries",
     )
+    _check_dividends(out, t)
     return report
+
+
+def _check_dividends(out: _Collector, t: dict[str, str]) -> None:
+    """Invariant 11: every dividend paid what the shares held at its announcement earned."""
+    # Each trader's shares of each dividend's term at that dividend's announcement instant.
+    held_at_announcement = f"""
+        SELECT ev.id AS event_id, ev.transaction_id, tr.account_id,
+               SUM(CASE tr.side WHEN 'buy' THEN tr.shares ELSE -tr.shares END) AS shares
+        FROM {t["event"]} ev
+        JOIN {t["term"]} te ON te.id = ev.term_id AND ev.announced_at >= te.listed_at
+        JOIN {t["trade"]} tr ON tr.term_id = ev.term_id AND tr.created_at <= ev.announced_at
+        GROUP BY ev.id, ev.transaction_id, tr.account_id
+        HAVING SUM(CASE tr.side WHEN 'buy' THEN tr.shares ELSE -tr.shares END) > 0"""
+    out.add(
+        [
+            f"The dividend on term {term_id} (“{phrase}”) for paper {paper_id} recorded "
+            f"{recorded:,} shares, but {held:,} were held at its announcement ({at:%Y-%m-%d %H:%M} "
+            "UTC)" + (f" and it was paid by ledger transaction {txn_id}." if txn_id else ".")
+            for term_id, phrase, paper_id, recorded, held, at, txn_id in _rows(
+                f"""SELECT ev.term_id, te.phrase, ev.paper_id, ev.shares, COALESCE(h.shares, 0),
+                           ev.announced_at, ev.transaction_id
+                FROM {t["event"]} ev
+                JOIN {t["term"]} te ON te.id = ev.term_id
+                LEFT JOIN (SELECT event_id, SUM(shares) AS shares FROM ({held_at_announcement}) x
+                           GROUP BY event_id) h ON h.event_id = ev.id
+                WHERE ev.shares <> COALESCE(h.shares, 0)
+                   OR (ev.shares * ev.per_share <> 0) <> (ev.transaction_id IS NOT NULL)
+                ORDER BY ev.term_id, ev.paper_id"""
+            )
+        ],
+        "dividends that differ from the holdings at their announcement",
+    )
+    out.add(
+        [
+            f"Dividend transaction {txn_id} paid account {account_id} {paid:,} µ¢, but the "
+            f"shares it held at the announcements earned {owed:,} µ¢ "
+            f"(off by {paid - owed:+,} µ¢)."
+            for txn_id, account_id, paid, owed in _rows(
+                f"""WITH owed AS (
+                    SELECT h.transaction_id, h.account_id, SUM(h.shares * ev.per_share) AS amount
+                    FROM ({held_at_announcement}) h JOIN {t["event"]} ev ON ev.id = h.event_id
+                    WHERE h.transaction_id IS NOT NULL GROUP BY 1, 2
+                ), paid AS (
+                    SELECT e.transaction_id, e.account_id, SUM(e.amount) AS amount
+                    FROM {t["entry"]} e
+                    JOIN {t["txn"]} x ON x.id = e.transaction_id AND x.kind = 'dividend'
+                    JOIN {t["account"]} a ON a.id = e.account_id AND a.kind <> 'issuance'
+                    WHERE e.asset = 'cash' GROUP BY 1, 2
+                )
+                SELECT COALESCE(p.transaction_id, o.transaction_id),
+                       COALESCE(p.account_id, o.account_id),
+                       COALESCE(p.amount, 0), COALESCE(o.amount, 0)
+                FROM paid p FULL OUTER JOIN owed o
+                  ON o.transaction_id = p.transaction_id AND o.account_id = p.account_id
+                WHERE COALESCE(p.amount, 0) <> COALESCE(o.amount, 0)
+                ORDER BY 1, 2"""
+            )
+        ],
+        "dividend payments that differ from the holdings at the announcement",
+    )

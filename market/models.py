@@ -7,17 +7,25 @@ Amounts are integer micro-credits (µ¢) and whole shares in 64-bit columns. The
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F, Q
+from django.dispatch import Signal
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
+from django.utils import timezone
 from django.utils.text import slugify
 
+from papers.calendar import NEW_YORK, announced_at
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
 from . import curve
-from .highlighting import terms_changed
+
+# Sent after terms changed without Term.save() or Term.delete() (a queryset update of their
+# status), which send no post_save/post_delete. market.signals refreshes the caches on all three.
+terms_updated = Signal()
 
 DEFAULT_P0 = 1_000_000  # the first share costs one credit
 DEFAULT_K = 10_000  # and each further share 0.01 credit more
@@ -48,9 +56,9 @@ class TermQuerySet(models.QuerySet):
         return self.filter(status=Term.Status.LISTED)
 
     def _set_status(self, status: str, reason: str) -> int:
-        # A queryset update skips Term.save(), so tell the matcher itself.
+        # A queryset update skips Term.save() and its post_save, so announce it.
         count = self.update(status=status, status_reason=reason)
-        terms_changed()
+        terms_updated.send(sender=Term)
         return count
 
     def halt(self, *, reason: str) -> int:
@@ -93,6 +101,11 @@ class Term(models.Model):
     reserve = models.BigIntegerField("reserve (µ¢)", default=0, editable=False)
     version = models.BigIntegerField(
         default=0, editable=False, help_text="Number of trades so far; each trade bumps it."
+    )
+    listed_at = models.DateTimeField(
+        default=timezone.now,
+        editable=False,
+        help_text="When it was listed: papers announced before this moment pay no dividend on it.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -137,7 +150,6 @@ class Term(models.Model):
                         "p0 and k can change only while no shares are outstanding."
                     )
                 super().save(*args, **kwargs)
-        terms_changed()
 
     def get_absolute_url(self) -> str:
         try:
@@ -145,10 +157,14 @@ class Term(models.Model):
         except NoReverseMatch:  # the market pages arrive in a later issue
             return f"/market/{self.slug}/"
 
-    def delete(self, *args, **kwargs):
-        result = super().delete(*args, **kwargs)
-        terms_changed()
-        return result
+    @property
+    def first_paying_date(self) -> dt.date:
+        """The first listing day whose papers pay this term a dividend: the first one announced
+        (20:00 New York, the day before) at or after the moment the term was listed."""
+        day = timezone.localtime(self.listed_at, NEW_YORK).date()
+        while announced_at(day) < self.listed_at:
+            day += dt.timedelta(days=1)
+        return day
 
     @property
     def curve_params(self) -> dict[str, int]:
@@ -173,6 +189,28 @@ class Term(models.Model):
             raise ValidationError({"aliases": NUL_IN_JSON})
         if self.pk and self._curve_changed_with_shares_out():
             raise ValidationError("p0 and k can change only while no shares are outstanding.")
+        self._check_curve_bounds()
+
+    def _check_curve_bounds(self) -> None:
+        """Refuse a curve on which some reachable state would overflow a 64-bit column (every
+        buy would then fail): the reserve of ``curve.MAX_SUPPLY`` shares must fit."""
+        if type(self.p0) is not int or type(self.k) is not int:
+            return  # the fields' own validation reports it
+        if self.p0 > curve.MAX_P0:
+            raise ValidationError(
+                {
+                    "p0": f"The first share may cost at most {curve.MAX_P0:,} µ¢, so that the "
+                    f"reserve of {curve.MAX_SUPPLY:,} shares fits in the ledger."
+                }
+            )
+        if self.p0 >= 1 and self.k > curve.max_k(p0=self.p0):
+            raise ValidationError(
+                {
+                    "k": f"With a first share of {self.p0:,} µ¢ the price step may be at most "
+                    f"{curve.max_k(p0=self.p0):,} µ¢, so that the reserve of "
+                    f"{curve.MAX_SUPPLY:,} shares fits in the ledger."
+                }
+            )
 
     def _unreserved_slug(self, slug: str) -> str:
         """A slug near ``slug`` that no fixed page and no other term uses: "rules-term", then
@@ -417,6 +455,10 @@ class Trade(models.Model):
             ),
         ]
 
+    # Set on the original trade that market.trading returns for a repeated key: nothing new
+    # was traded, and pages say it was placed before.
+    repeated = False
+
     def __str__(self) -> str:
         return f"{self.get_side_display()} {self.shares} × {self.term_id} (trade {self.pk})"
 
@@ -463,9 +505,14 @@ class DividendEvent(models.Model):
     category = models.ForeignKey(
         "papers.Category", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
-    date = models.DateField(help_text="Announcement date of the paper.")
+    date = models.DateField(help_text="Listing date of the paper.")
+    announced_at = models.DateTimeField(
+        help_text="When that listing was announced: the shares held at this instant are paid."
+    )
     per_share = models.BigIntegerField("dividend per share (µ¢)")
-    shares = models.BigIntegerField(help_text="Shares held when it was paid.")
+    shares = models.BigIntegerField(
+        help_text="Shares held at the announcement (0 if it came before the term was listed)."
+    )
     transaction = models.ForeignKey(
         LedgerTransaction,
         on_delete=models.PROTECT,

@@ -1,10 +1,22 @@
-"""Thin receivers: they only hand over to domain functions."""
+"""Thin receivers: they only hand over to domain functions.
+
+Term changes reach the caches here (the matcher, the tickers and the cached pages all key on
+the version that ``highlighting.terms_changed`` bumps), so models need not import the code that
+caches them.
+"""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.db.models.signals import post_save
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
+
+from papers.signals import listings_announced
+
+from . import highlighting
+from .cash import open_account
+from .dividends import pay_dividends_for_day
+from .models import Term, terms_updated
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="market_open_account")
@@ -13,6 +25,21 @@ def open_account_for_new_user(sender, instance, created: bool, raw: bool = False
     # through the model, so every new user gets an account and the starting grant. Fixtures
     # loaded raw carry their own rows.
     if created and not raw:
-        from .trading import open_account
-
         open_account(user=instance)
+
+
+@receiver(post_save, sender=Term, dispatch_uid="market_term_saved")
+@receiver(post_delete, sender=Term, dispatch_uid="market_term_deleted")
+@receiver(terms_updated, dispatch_uid="market_terms_updated")
+def refresh_term_caches(**kwargs) -> None:
+    # Saving, deleting, halting, relisting or delisting a term changes what is highlighted,
+    # what the matcher pays for, and every cached page that shows either.
+    highlighting.terms_changed()
+
+
+@receiver(listings_announced, dispatch_uid="market_pay_announced_dividends")
+def pay_announced_dividends(sender, *, category, date, **kwargs) -> None:
+    # Sent by the ingest worker after the day's write committed. Paying here, synchronously,
+    # means the digests queued after it report the day's dividends; payouts are idempotent per
+    # (term, paper), so a retried or duplicated announcement pays nothing twice.
+    pay_dividends_for_day(category=category, date=date)

@@ -10,8 +10,7 @@ supply at time T is the ``supply_after`` of the last trade at or before T, or ze
 was none; the price then is the curve's price at that supply. (A term's p0 and k change only
 while its supply is zero, and then the price shown for the past is the current p0.)
 
-The SQL versions of the curve below must agree exactly with ``market.curve``; the tests check
-them against it.
+The curve in SQL comes from ``market.curve`` (its ``*_sql`` expressions), beside the Python.
 """
 
 from __future__ import annotations
@@ -23,10 +22,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db.models import (
-    BigIntegerField,
     Count,
     Exists,
-    ExpressionWrapper,
     F,
     Max,
     OuterRef,
@@ -42,6 +39,7 @@ from django.db.models.functions import Coalesce, Lower, Rank, Trunc
 from papers.models import Listing
 
 from . import curve
+from .cash import cash_of
 from .models import (
     Account,
     DividendEvent,
@@ -61,11 +59,8 @@ HOURLY_CHART_MAX_AGE = dt.timedelta(days=14)
 # Money that was given rather than earned; the leaderboard subtracts it from net worth.
 GIVEN_KINDS = (LedgerTransaction.Kind.GRANT, LedgerTransaction.Kind.ADJUSTMENT)
 
-_BIG = BigIntegerField()
-
-
-def _big(expression) -> ExpressionWrapper:
-    return ExpressionWrapper(expression, output_field=_BIG)
+_big = curve.big
+_BIG = curve.BIG_INTEGER
 
 
 # Prices -----------------------------------------------------------------------------------
@@ -80,7 +75,7 @@ def _price_at_sql(when: dt.datetime, *, term_ref: str = "pk"):
         .values("supply_after")[:1],
         output_field=_BIG,
     )
-    return _big(F("p0") + F("k") * Coalesce(supply_then, Value(0)))
+    return curve.price_sql(Coalesce(supply_then, Value(0)))
 
 
 def _change_bp_sql(now_field: str, then_field: str):
@@ -91,7 +86,7 @@ def _change_bp_sql(now_field: str, then_field: str):
 def day_changes(*, terms: QuerySet[Term], now: dt.datetime) -> QuerySet[Term]:
     """``terms`` annotated with ``price_now`` and ``change_1d_bp`` (see ``market_terms``)."""
     return terms.annotate(
-        price_now=_big(F("p0") + F("k") * F("supply")),
+        price_now=curve.price_sql(),
         price_1d=_price_at_sql(now - dt.timedelta(days=1)),
         change_1d_bp=_change_bp_sql("price_now", "price_1d"),
     )
@@ -247,16 +242,32 @@ def dividend_days(*, term: Term) -> list[DividendDay]:
 # Term page lists --------------------------------------------------------------------------
 
 
-def recent_mentions(*, term: Term, limit: int = 10) -> list[Mention]:
+def _mentions(*, term: Term, since_listing: bool):
+    # A mention pays only when its listing day was announced at or after the term's listing;
+    # the older ones are shown apart, as what the word did before it traded.
+    cutoff = Q(date__gte=term.first_paying_date)
+    return Mention.objects.filter(cutoff if since_listing else ~cutoff, term=term).filter(
+        paper__hidden=False
+    )
+
+
+def recent_mentions(*, term: Term, limit: int = 10, since_listing: bool = True) -> list[Mention]:
+    """The newest visible mentions since the term was listed (or, ``since_listing=False``,
+    from before it was)."""
     return list(
-        Mention.objects.filter(term=term, paper__hidden=False)
+        _mentions(term=term, since_listing=since_listing)
         .select_related("paper")
         .order_by("-date", "-paper__arxiv_id")[:limit]
     )
 
 
-def mention_count(*, term: Term) -> int:
-    return Mention.objects.filter(term=term, paper__hidden=False).count()
+def mention_counts(*, term: Term) -> tuple[int, int]:
+    """Visible mentions (since the term was listed, before it was), in one query."""
+    cutoff = Q(date__gte=term.first_paying_date)
+    counts = Mention.objects.filter(term=term, paper__hidden=False).aggregate(
+        since=Count("pk", filter=cutoff), before=Count("pk", filter=~cutoff)
+    )
+    return counts["since"], counts["before"]
 
 
 def top_holders(*, term: Term, limit: int = 10) -> list[Holding]:
@@ -348,11 +359,10 @@ def _dividend_term_sql(field_name: str = "term_id", transaction_ref: str = "tran
     )
 
 
-def portfolio(*, user) -> Portfolio:
-    """The user's cash, positions and totals, in a fixed handful of queries."""
-    from .trading import balance  # opens the account (with its grant) if it is missing
-
-    cash = balance(user)
+def portfolio(*, user, cash: int | None = None) -> Portfolio:
+    """The user's cash (unless given), positions and totals, in a fixed handful of queries."""
+    if cash is None:
+        cash = cash_of(user) or 0
     holdings = list(
         Holding.objects.filter(account__user=user, shares__gt=0)
         .select_related("term")
@@ -433,17 +443,11 @@ def account_history(*, user) -> QuerySet[Entry]:
 
 
 def _sell_back_sql():
-    """SQL for ``sell_back_value`` of a Holding row: curve proceeds minus the rounded-up fee.
-
-    proceeds(n, d) = cost(n − d, d) = p0·d + k·d·(2n − d − 1)/2, an exact integer because
-    d·(2n − d − 1) is even; the fee is ceil(amount·bp / 10⁴). All terms are non-negative,
-    so SQL's truncating integer division is the floor that ``market.curve`` uses.
-    """
-    d, n = F("shares"), F("term__supply")
-    amount = _big(F("term__p0") * d + F("term__k") * d * (Value(2) * n - d - Value(1)) / Value(2))
-    bp = settings.MARKET_FEE_BASIS_POINTS
-    fee = _big((amount * Value(bp) + Value(curve.BASIS_POINTS - 1)) / Value(curve.BASIS_POINTS))
-    return _big(amount - fee)
+    """SQL for ``sell_back_value`` of a Holding row: curve proceeds minus the fee."""
+    amount = curve.proceeds_sql(
+        n=F("term__supply"), d=F("shares"), p0=F("term__p0"), k=F("term__k")
+    )
+    return _big(amount - curve.fee_sql(amount, basis_points=settings.MARKET_FEE_BASIS_POINTS))
 
 
 def scored_accounts() -> QuerySet[Account]:

@@ -1,34 +1,57 @@
-"""Money units: the market counts integer micro-credits (µ¢); people read credits."""
+"""Money and share counts as people read them. The market counts integer micro-credits (µ¢) and
+whole shares; every page, message, e-mail and admin list writes them through this module.
+
+Credits read one way everywhere: two decimals, thousands separated, "1,000.00 credits". The
+only place that shows more is a quote's fee breakdown, where a fee of a fraction of a cent
+needs the exact figure to four decimals ("0.0515 credits").
+"""
 
 from __future__ import annotations
 
+import re
+
 MICRO_PER_CREDIT = 1_000_000
+MINUS = "\u2212"
+# ASCII digits only: str.isdigit() and \d also accept "٣" or "３", which no one means as money.
+_AMOUNT = re.compile(r"([0-9]*)(?:\.([0-9]*))?", re.ASCII)
 
 
-def format_credits(micro: int, *, unit: bool = True) -> str:
-    """``1234500000`` → ``"1,234.5 credits"``: exact, grouped, trailing zeros dropped."""
-    sign = "-" if micro < 0 else ""
-    whole, fraction = divmod(abs(micro), MICRO_PER_CREDIT)
-    text = f"{sign}{whole:,}"
-    if fraction:
-        text += "." + f"{fraction:06d}".rstrip("0")
-    if not unit:
-        return text
-    return f"{text} credit" if micro == MICRO_PER_CREDIT else f"{text} credits"
+def format_credits(micro: int, *, places: int = 2, unit: bool = True, signed: bool = False) -> str:
+    """``1_000_000_000`` → ``"1,000.00 credits"``.
+
+    Rounded half away from zero to ``places`` decimals (2, or 4 in a quote's fee breakdown).
+    ``unit=False`` leaves out " credits" (for a column that names it); ``signed`` writes ``+``
+    before a gain. A loss always has a real minus sign.
+    """
+    micro = int(micro)
+    step = 10 ** (6 - places)
+    rounded = (abs(micro) + step // 2) // step
+    whole, fraction = divmod(rounded, 10**places)
+    text = f"{whole:,}.{fraction:0{places}d}"
+    if micro < 0 and rounded:
+        text = MINUS + text
+    elif signed and rounded:
+        text = "+" + text
+    return f"{text} credits" if unit else text
+
+
+def format_shares(n: int) -> str:
+    """``1`` → ``"1 share"``, ``1200`` → ``"1,200 shares"``."""
+    return f"{n:,} share" if n == 1 else f"{n:,} shares"
 
 
 def parse_credits(text: str) -> int:
-    """``"-12.5"`` → ``-12_500_000`` µ¢; at most six decimal places; raises ValueError."""
+    """``"-12.5"`` → ``-12_500_000`` µ¢: ASCII digits, at most six decimal places, commas and
+    underscores between digits ignored; raises ValueError with a message for a person."""
     cleaned = text.strip().replace(",", "").replace("_", "")
     sign = -1 if cleaned.startswith("-") else 1
-    cleaned = cleaned.lstrip("+-")
-    whole, _, fraction = cleaned.partition(".")
-    if (
-        not (whole or fraction)
-        or not (whole or "0").isdigit()
-        or (fraction and not fraction.isdigit())
-    ):
-        raise ValueError(f"{text!r} is not an amount of credits")
+    cleaned = cleaned.removeprefix("-") if sign < 0 else cleaned.removeprefix("+")
+    found = _AMOUNT.fullmatch(cleaned)
+    if not found or not (found.group(1) or found.group(2)):
+        raise ValueError(
+            f"“{text.strip()}” is not an amount of credits: use the digits 0 to 9, e.g. 12.50."
+        )
+    whole, fraction = found.group(1) or "0", found.group(2) or ""
     if len(fraction) > 6:
         raise ValueError("Amounts have at most six decimal places (one µ¢).")
-    return sign * (int(whole or "0") * MICRO_PER_CREDIT + int(fraction.ljust(6, "0") or "0"))
+    return sign * (int(whole) * MICRO_PER_CREDIT + int(fraction.ljust(6, "0")))

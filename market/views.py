@@ -11,7 +11,6 @@ so trading returns the first trade instead of making a second one.
 
 from __future__ import annotations
 
-import re
 import string
 import uuid
 from dataclasses import dataclass
@@ -31,10 +30,10 @@ from papers.views import paginate
 from peerrevenue.pagecache import cache_page_for_anonymous
 from peerrevenue.ratelimit import client_address, is_limited
 
-from . import charts, curve, highlighting, stats, trading
+from . import charts, curve, stats, trading
 from .forms import QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
-from .templatetags.market_pages import credits_text
+from .units import format_credits, format_shares
 
 TERMS_PER_PAGE = 50
 ROWS_PER_PAGE = 50
@@ -57,17 +56,13 @@ def _get_term(slug: str) -> Term:
     return term
 
 
-def _shares(n: int) -> str:
-    return "1 share" if n == 1 else f"{n:,} shares"
-
-
 def trade_message(trade: Trade) -> str:
-    """``Bought 5 shares of KV cache for 5.151 credits (fee 0.051)``: the total is what left
+    """``Bought 5 shares of KV cache for 5.15 credits (fee 0.05)``: the total is what left
     (buy) or reached (sell) the trader's cash, fee included."""
     verb = "Bought" if trade.side == Trade.Side.BUY else "Sold"
     return (
-        f"{verb} {_shares(trade.shares)} of {trade.term.phrase} for "
-        f"{credits_text(trade.total)} (fee {credits_text(trade.fee, unit=False)})"
+        f"{verb} {format_shares(trade.shares)} of {trade.term.phrase} for "
+        f"{format_credits(trade.total)} (fee {format_credits(trade.fee, unit=False)})"
     )
 
 
@@ -161,6 +156,7 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
     term = _get_term(slug)
     history = stats.price_history(term=term, now=timezone.now())
     dividends = stats.dividend_days(term=term)
+    since_listing, before_listing = stats.mention_counts(term=term)
     context = {
         "term": term,
         "chart": charts.price_chart(
@@ -168,7 +164,11 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
         ),
         "dividends": dividends,
         "mentions": stats.recent_mentions(term=term),
-        "mention_count": stats.mention_count(term=term),
+        "mention_count": since_listing,
+        "earlier_mentions": (
+            stats.recent_mentions(term=term, since_listing=False) if before_listing else []
+        ),
+        "earlier_count": before_listing,
         "holders": stats.top_holders(term=term),
         "trades": stats.recent_trades(term=term),
         "form": QuoteForm(),
@@ -187,10 +187,15 @@ class PricedRequest:
 
 
 def price_request(
-    *, term: Term, side: str, shares: int | None = None, budget: int | None = None
+    *,
+    term: Term,
+    side: str,
+    shares: int | None = None,
+    budget: int | None = None,
+    user=None,
 ) -> PricedRequest:
     """Quote ``shares``, or for a buy with a ``budget`` (µ¢, fee included) the most shares it
-    pays for. Raises ``trading.TradeError`` with a message for the person."""
+    pays for, for ``user`` if signed in. Raises ``trading.TradeError`` with a message."""
     note = ""
     if budget is not None:
         fee_bp = settings.MARKET_FEE_BASIS_POINTS
@@ -200,34 +205,20 @@ def price_request(
         if shares == 0:
             one = curve.cost(term.supply, 1, p0=term.p0, k=term.k)
             raise trading.InvalidQuantity(
-                f"{credits_text(budget)} does not buy one share of “{term.phrase}”: the next "
-                f"share costs {credits_text(one + curve.fee(one, basis_points=fee_bp))} "
+                f"{format_credits(budget)} does not buy one share of “{term.phrase}”: the next "
+                f"share costs {format_credits(one + curve.fee(one, basis_points=fee_bp))} "
                 "with the fee."
             )
-        note = f"{credits_text(budget)} buys at most {_shares(shares)} now."
+        note = f"{format_credits(budget)} buys at most {format_shares(shares)} now."
         limit = settings.MARKET_MAX_SHARES_PER_TRADE
         if shares > limit:
             shares = limit
-            note = f"{credits_text(budget)} would buy more than {limit:,} shares, the most a "
+            note = f"{format_credits(budget)} would buy more than {limit:,} shares, the most a "
             note += f"trade can have; this quote is for {limit:,}."
-    return PricedRequest(quote=trading.quote(term=term, side=side, shares=shares), note=note)
-
-
-def _quote_problem(request: HttpRequest, quote: trading.Quote, term: Term, trader: dict) -> str:
-    """What would stop this user from confirming, said before they try."""
-    if not trader:
-        return ""
-    if quote.side == Trade.Side.BUY and quote.total > trader["cash"]:
-        return (
-            f"This costs {credits_text(quote.total)} with the fee, but you have "
-            f"{credits_text(trader['cash'])}. Buy fewer shares or set a budget."
-        )
-    if quote.side == Trade.Side.SELL and quote.shares > trader["held"]:
-        return (
-            f"You hold {_shares(trader['held'])} of “{term.phrase}”, so you cannot sell "
-            f"{quote.shares:,}."
-        )
-    return ""
+    signed_in = user if user is not None and user.is_authenticated else None
+    return PricedRequest(
+        quote=trading.quote(term=term, side=side, shares=shares, user=signed_in), note=note
+    )
 
 
 def _error_messages(form: TradeForm) -> list[str]:
@@ -243,18 +234,20 @@ def _render_quote(
     priced: PricedRequest | None = None,
     error: str = "",
     confirm_form: TradeForm | None = None,
+    attempted: bool = False,
     status: int = 200,
 ) -> HttpResponse:
+    """The quote page; ``attempted`` says the refusal shown is of a trade, not of a quote."""
     trader = _trader_context(request, term)
-    problem = _quote_problem(request, priced.quote, term, trader) if priced else ""
     context = {
         "term": term,
         "form": form,
         "priced": priced,
         "quote": priced.quote if priced else None,
         "error": error,
-        "problem": problem,
+        "problem": priced.quote.problem if priced else "",
         "confirm_errors": _error_messages(confirm_form) if confirm_form is not None else [],
+        "attempted": attempted,
         # A fresh key for every confirm form shown: a repeat of *this* confirm is one trade.
         "key": uuid.uuid4().hex,
         "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
@@ -278,7 +271,7 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _render_quote(request, term, form=form, status=400)
     try:
-        priced = price_request(term=term, **form.order())
+        priced = price_request(term=term, user=request.user, **form.order())
     except trading.TradeError as exc:
         return _render_quote(request, term, form=form, error=str(exc), status=409)
     return _render_quote(request, term, form=form, priced=priced)
@@ -307,11 +300,10 @@ def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
         errors = [str(e) for field_errors in form.errors.values() for e in field_errors]
         return _json({"ok": False, "error": " ".join(errors)}, status=400)
     try:
-        priced = price_request(term=term, **form.order())
+        priced = price_request(term=term, user=request.user, **form.order())
     except trading.TradeError as exc:
         return _json({"ok": False, "error": str(exc)}, status=409)
     q = priced.quote
-    problem = _quote_problem(request, q, term, _trader_context(request, term))
     buying = q.side == Trade.Side.BUY
     return _json(
         {
@@ -324,15 +316,15 @@ def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
             "average_price": q.average_price,
             "price_after": q.price_after,
             "note": priced.note,
-            "problem": problem,
+            "problem": priced.quote.problem if priced else "",
             "text": {
-                "summary": f"{'Buying' if buying else 'Selling'} {_shares(q.shares)}: "
-                f"{'you pay' if buying else 'you receive'} {credits_text(q.total)}",
-                "amount": credits_text(q.amount),
-                "fee": credits_text(q.fee),
-                "total": credits_text(q.total),
-                "average_price": credits_text(q.average_price),
-                "price_after": credits_text(q.price_after),
+                "summary": f"{'Buying' if buying else 'Selling'} {format_shares(q.shares)}: "
+                f"{'you pay' if buying else 'you receive'} {format_credits(q.total)}",
+                "amount": format_credits(q.amount, places=4),
+                "fee": format_credits(q.fee, places=4),
+                "total": format_credits(q.total),
+                "average_price": format_credits(q.average_price, places=4),
+                "price_after": format_credits(q.price_after),
             },
         }
     )
@@ -363,10 +355,12 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
             limit=settings.RATELIMIT_TRADES_PER_WINDOW,
             minutes=max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1),
         )
-        return _render_quote(request, term, form=form, error=message, status=429)
+        return _render_quote(request, term, form=form, error=message, attempted=True, status=429)
     confirm = TradeForm(request.POST)
     if not confirm.is_valid():
-        return _render_quote(request, term, form=form, confirm_form=confirm, status=400)
+        return _render_quote(
+            request, term, form=form, confirm_form=confirm, attempted=True, status=400
+        )
     data = confirm.cleaned_data
     try:
         if data["side"] == Trade.Side.BUY:
@@ -388,10 +382,22 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
     except trading.TradeError as exc:
         # Show the refusal next to a fresh quote for the same order, if there is one.
         try:
-            priced = price_request(term=term, side=data["side"], shares=data["shares"])
+            priced = price_request(
+                term=term, side=data["side"], shares=data["shares"], user=request.user
+            )
         except trading.TradeError:
             priced = None
-        return _render_quote(request, term, form=form, priced=priced, error=str(exc), status=409)
+        return _render_quote(
+            request, term, form=form, priced=priced, error=str(exc), attempted=True, status=409
+        )
+    if done.repeated:
+        # The same confirmation again (back button, a second click): the key kept the money
+        # safe; say so rather than announce the trade a second time.
+        return render(
+            request,
+            "market/already_placed.html",
+            {"term": term, "trade": done, "summary": trade_message(done), "nav": "market"},
+        )
     messages.success(request, trade_message(done))
     return redirect(done.term)
 
@@ -402,7 +408,8 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def portfolio(request: HttpRequest) -> HttpResponse:
-    summary = stats.portfolio(user=request.user)
+    # balance() opens the account (with its grant) of a user from before the market existed.
+    summary = stats.portfolio(user=request.user, cash=trading.balance(request.user))
     history = paginate(request, stats.account_history(user=request.user), per_page=ROWS_PER_PAGE)
     context = {
         "portfolio": summary,
@@ -426,21 +433,6 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 # Rules ----------------------------------------------------------------------------------------
 
 
-def counting_rules() -> str:
-    """The counting rules as written in ``market.highlighting``'s docstring (Markdown), so the
-    page and the matcher cannot drift apart. The implementation notes after them are left out."""
-    doc = highlighting.__doc__ or ""
-    found = re.search(r"How mentions are counted\n-+\n(.*)", doc, re.S)
-    if not found:
-        return "Mentions are counted by whole words, ignoring case, including plurals and aliases."
-    kept = []
-    for paragraph in found.group(1).strip().split("\n\n"):
-        if paragraph.startswith("The compiled") or re.match(r".*\n-{3,}$", paragraph, re.S):
-            break
-        kept.append(paragraph)
-    return "\n\n".join(kept)
-
-
 def _percent(basis_points: int) -> str:
     return f"{basis_points / 100:g}%"
 
@@ -458,30 +450,29 @@ def rules_values() -> dict[str, str]:
     later_fee = curve.fee(later_cost, basis_points=bp)
     dividend = settings.MARKET_DIVIDEND_PER_MENTION
     return {
-        "grant": credits_text(settings.MARKET_STARTING_GRANT),
-        "p0": credits_text(p0),
-        "k": credits_text(k),
+        "grant": format_credits(settings.MARKET_STARTING_GRANT),
+        "p0": format_credits(p0),
+        "k": format_credits(k),
         "fee": _percent(bp),
         "example_shares": str(buy),
-        "example_cost": credits_text(cost),
-        "example_fee": credits_text(buy_fee),
-        "example_total": credits_text(cost + buy_fee),
-        "example_average": credits_text((2 * cost + buy) // (2 * buy)),
-        "example_price_after": credits_text(curve.price(buy, p0=p0, k=k)),
-        "example_last_share": credits_text(curve.price(buy - 1, p0=p0, k=k)),
-        "example_back": credits_text(back),
-        "example_back_fee": credits_text(back_fee),
-        "example_back_total": credits_text(back - back_fee),
-        "example_round_trip": credits_text(buy_fee + back_fee),
+        "example_cost": format_credits(cost),
+        "example_fee": format_credits(buy_fee),
+        "example_total": format_credits(cost + buy_fee),
+        "example_average": format_credits((2 * cost + buy) // (2 * buy)),
+        "example_price_after": format_credits(curve.price(buy, p0=p0, k=k)),
+        "example_last_share": format_credits(curve.price(buy - 1, p0=p0, k=k)),
+        "example_back": format_credits(back),
+        "example_back_fee": format_credits(back_fee),
+        "example_back_total": format_credits(back - back_fee),
+        "example_round_trip": format_credits(buy_fee + back_fee),
         "later_supply": str(later_supply),
-        "later_price": credits_text(curve.price(later_supply, p0=p0, k=k)),
-        "later_total": credits_text(later_cost + later_fee),
-        "dividend": credits_text(dividend),
-        "dividend_ten": credits_text(dividend * buy),
+        "later_price": format_credits(curve.price(later_supply, p0=p0, k=k)),
+        "later_total": format_credits(later_cost + later_fee),
+        "dividend": format_credits(dividend),
+        "dividend_ten": format_credits(dividend * buy),
         "max_shares": f"{settings.MARKET_MAX_SHARES_PER_TRADE:,}",
         "trades_per_window": f"{settings.RATELIMIT_TRADES_PER_WINDOW:,}",
         "window_minutes": str(max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1)),
-        "counting_rules": counting_rules(),
     }
 
 

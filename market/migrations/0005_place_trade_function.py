@@ -3,13 +3,12 @@
 ``market.trading`` calls ``market_place_trade`` in autocommit mode: the call is its own
 transaction, so BEGIN, the row locks, every write and COMMIT take a single round trip. The
 function takes the same locks in the same order as every other market write (the term row, then
-the trader's account row, and the fee shard only in its last statement) and writes the same rows
-the ORM path writes on other databases.
+the trader's account row, and the fee shard only in its last statement).
 
 It only decides: when a trade is refused it writes nothing and returns ``refused`` with the facts
 it decided on (the term, the trader's cash and shares), and ``market.trading`` turns those into
 the message the trader reads, with the same checks in Python. The curve and fee functions repeat
-``market.curve`` in SQL; tests/market/test_place_trade_sql.py holds the two to the same results.
+``market.curve`` in SQL; tests/market/test_place_trade.py holds the two to the same results.
 
 The function names the tables and columns as they are at this migration: a later migration that
 changes them must replace the function too.
@@ -124,7 +123,7 @@ DROP FUNCTION IF EXISTS market_curve_cost(bigint, bigint, bigint, bigint);
 
 
 def _on_postgres(sql: str):
-    # Other databases (SQLite for the zero-setup site) trade through the ORM path instead.
+    # Written when a SQLite mode existed; PostgreSQL is now the only database.
     def run(apps, schema_editor) -> None:
         if schema_editor.connection.vendor == "postgresql":
             schema_editor.execute(sql)

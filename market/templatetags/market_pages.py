@@ -1,7 +1,7 @@
 """Filters for the market pages: money, signed changes and sanitised Markdown.
 
-Money is shown with ``market.units.format_credits`` (exact, never rounded) padded to two
-decimals, the way people expect a balance to look: ``1,000.00 credits``, ``5.151 credits``.
+Money is written by ``market.units.format_credits``, the one formatter of the site:
+``1,000.00 credits``; ``|money_exact`` gives the four decimals a quote's fee breakdown needs.
 """
 
 from __future__ import annotations
@@ -11,39 +11,32 @@ import nh3
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from ..charts import credits_number
+from ..units import MINUS, format_credits
 
 register = template.Library()
-
-MINUS = "\u2212"
-
-
-def credits_text(micro: int, *, unit: bool = True, signed: bool = False) -> str:
-    """``1_000_000_000`` → ``1,000.00 credits``; ``signed`` adds ``+`` (or a real minus)."""
-    number = credits_number(int(micro))
-    if signed and micro > 0:
-        number = "+" + number
-    number = number.replace("-", MINUS)
-    if not unit:
-        return number
-    return f"{number} credit" if micro == 1_000_000 else f"{number} credits"
 
 
 @register.filter
 def money(micro: int | None) -> str:
-    return "" if micro is None else credits_text(micro)
+    return "" if micro is None else format_credits(micro)
+
+
+@register.filter
+def money_exact(micro: int | None) -> str:
+    """Four decimals, for the figures of a quote's fee breakdown only."""
+    return "" if micro is None else format_credits(micro, places=4)
 
 
 @register.filter
 def money_number(micro: int | None) -> str:
     """Without the unit, for table cells under a column that names it."""
-    return "" if micro is None else credits_text(micro, unit=False)
+    return "" if micro is None else format_credits(micro, unit=False)
 
 
 @register.filter
 def money_signed(micro: int | None, bare: str = "") -> str:
     """``+12.50 credits``; ``|money_signed:"bare"`` leaves the unit out."""
-    return "" if micro is None else credits_text(micro, signed=True, unit=not bare)
+    return "" if micro is None else format_credits(micro, signed=True, unit=not bare)
 
 
 @register.filter

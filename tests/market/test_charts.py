@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from market.charts import credits_number, nice_ticks, price_chart, sparkline
+from market.charts import nice_ticks, price_chart, sparkline
 from market.stats import DividendDay
+from market.units import format_credits
 
 SVG = "{http://www.w3.org/2000/svg}"
 START = dt.datetime(2026, 10, 1, 12, 0, tzinfo=dt.UTC)
@@ -36,13 +37,20 @@ def at(hours: float) -> dt.datetime:
     return START + dt.timedelta(hours=hours)
 
 
-def test_credits_number_shows_at_least_two_decimals_and_never_rounds():
-    assert credits_number(1_000_000_000) == "1,000.00"
-    assert credits_number(1_050_000) == "1.05"
-    assert credits_number(1_500_000) == "1.50"
-    assert credits_number(5_151_000) == "5.151"
-    assert credits_number(1) == "0.000001"
-    assert credits_number(-3_000_000) == "-3.00"
+def test_money_reads_one_way_two_decimals_thousands_separated():
+    assert format_credits(1_000_000_000) == "1,000.00 credits"
+    assert format_credits(1_000_000) == "1.00 credits"
+    assert format_credits(1_050_000, unit=False) == "1.05"
+    assert format_credits(5_151_000) == "5.15 credits"
+    assert format_credits(5_155_000) == "5.16 credits"  # half away from zero
+    assert format_credits(1) == "0.00 credits"
+    assert format_credits(-3_000_000) == "\u22123.00 credits"
+    assert format_credits(12_500_000, signed=True) == "+12.50 credits"
+
+
+def test_only_a_quote_breakdown_shows_four_decimals():
+    assert format_credits(51_510, places=4) == "0.0515 credits"
+    assert format_credits(10_554_500, places=4) == "10.5545 credits"
 
 
 def test_sparkline_is_an_accessible_image_with_the_price_range():

@@ -13,6 +13,7 @@ from django.db import OperationalError, connection
 from market import trading
 from market.ledger import check_ledger
 from market.models import Term, Trade
+from peerrevenue import db
 
 THREADS = 8
 TRADES_PER_THREAD = 300
@@ -111,7 +112,7 @@ def test_random_concurrent_trading_keeps_the_books_exact(django_user_model):
 
 
 def test_deadlocks_and_serialization_failures_are_retried_then_given_up(monkeypatch):
-    monkeypatch.setattr(trading, "BACKOFF_BASE_SECONDS", 0.0001)
+    monkeypatch.setattr(db, "BACKOFF_BASE_SECONDS", 0.0001)
     failures = [psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure]
     calls = []
 
@@ -125,7 +126,7 @@ def test_deadlocks_and_serialization_failures_are_retried_then_given_up(monkeypa
         return "done"
 
     before = trading.retry_count()
-    assert trading._atomic_with_retries(flaky) == "done"
+    assert db.atomic_with_retries(flaky) == "done"
     assert len(calls) == 3 and trading.retry_count() == before + 2
 
     def always_deadlocks():
@@ -135,7 +136,7 @@ def test_deadlocks_and_serialization_failures_are_retried_then_given_up(monkeypa
             raise OperationalError(str(exc)) from exc
 
     with pytest.raises(OperationalError):
-        trading._atomic_with_retries(always_deadlocks)
+        db.atomic_with_retries(always_deadlocks)
 
     def other_error():
         calls.append(1)
@@ -143,7 +144,7 @@ def test_deadlocks_and_serialization_failures_are_retried_then_given_up(monkeypa
 
     calls.clear()
     with pytest.raises(OperationalError, match="connection lost"):
-        trading._atomic_with_retries(other_error)
+        db.atomic_with_retries(other_error)
     assert len(calls) == 1  # only serialization failures and deadlocks are retried
 
 

@@ -12,6 +12,7 @@ from market.dividends import pay_dividends_for_day
 from market.ledger import check_ledger
 from market.models import DividendEvent, Mention
 from papers.models import Category, Listing, Paper
+from tests.market.state import held_before_the_announcement
 
 DAY = dt.date(2025, 10, 2)
 DIVIDEND = 50_000
@@ -48,6 +49,7 @@ def day(cs_dc):
 def test_holders_earn_mentions_times_shares_times_dividend_once(day, trader, rival, kv_cache):
     trading.buy(user=trader, term=kv_cache, shares=12, max_cost=None, key="t")
     trading.buy(user=rival, term=kv_cache, shares=5, max_cost=None, key="r")
+    held_before_the_announcement(DAY)
     trader_before, rival_before = trading.balance(trader), trading.balance(rival)
 
     summary = pay_dividends_for_day(category=day, date=DAY)
@@ -68,6 +70,7 @@ def test_holders_earn_mentions_times_shares_times_dividend_once(day, trader, riv
 
 def test_the_celery_task_pays_and_a_cross_list_elsewhere_pays_no_more(day, trader, kv_cache):
     trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="t")
+    held_before_the_announcement(DAY)
     before = trading.balance(trader)
     result = tasks.pay_dividends.delay(day.pk, DAY.isoformat()).get()
     assert result["amount"] == 3 * 2 * 50_000
@@ -98,3 +101,16 @@ def test_halted_terms_do_not_pay(day, trader, kv_cache):
     before = trading.balance(trader)
     assert pay_dividends_for_day(category=day, date=DAY).amount == 0
     assert trading.balance(trader) == before
+
+
+def test_an_announced_day_pays_its_dividends_through_the_signal(day, trader, kv_cache):
+    """The ingest sends papers.signals.listings_announced after its commit; the market pays."""
+    from papers.signals import listings_announced
+
+    trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="t")
+    held_before_the_announcement(DAY)
+    before = trading.balance(trader)
+    listings_announced.send(sender=Category, category=day, date=DAY)
+    listings_announced.send(sender=Category, category=day, date=DAY)  # a retry pays no more
+    assert trading.balance(trader) == before + 3 * 2 * 50_000
+    assert check_ledger().ok

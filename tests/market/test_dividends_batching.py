@@ -14,11 +14,12 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from market import trading
+from market import dividends, trading
 from market.dividends import DividendSummary, pay_dividends_for_day
 from market.ledger import check_ledger
 from market.models import DividendEvent, Mention, Term
 from papers.models import Listing, Paper
+from tests.market.state import held_before_the_announcement
 
 pytestmark = pytest.mark.django_db
 
@@ -79,6 +80,7 @@ def test_held_and_unheld_terms_in_one_day(cs_dc, trader, rival):
     trading.buy(user=trader, term=kv, shares=12, max_cost=None, key="t1")
     trading.buy(user=rival, term=kv, shares=5, max_cost=None, key="r1")
     trading.buy(user=rival, term=sharding, shares=3, max_cost=None, key="r2")
+    held_before_the_announcement(DAY)
     trader_before, rival_before = trading.balance(trader), trading.balance(rival)
 
     summary = pay_dividends_for_day(category=cs_dc, date=DAY)
@@ -112,11 +114,13 @@ def test_each_held_term_costs_a_fixed_number_of_extra_queries(cs_dc, trader):
     terms = make_terms(5)
     announce(cs_dc, 5)
     trading.buy(user=trader, term=terms[0], shares=2, max_cost=None, key="a")
+    held_before_the_announcement(DAY)
     _summary, one_held = pay(cs_dc)
 
     Mention.objects.all().delete()
     DividendEvent.objects.all().delete()
     trading.buy(user=trader, term=terms[1], shares=2, max_cost=None, key="b")
+    held_before_the_announcement(DAY)
     _summary, two_held = pay(cs_dc)
 
     assert 0 < two_held - one_held <= 12  # one pay_dividend transaction for the second term
@@ -133,7 +137,7 @@ def test_halted_terms_are_neither_paid_nor_recorded(cs_dc, trader):
     Term.objects.filter(pk__in=[kv.pk, raft.pk]).update(status=Term.Status.HALTED)
     before = trading.balance(trader)
 
-    payouts = trading.pay_dividends_for_terms(
+    payouts = dividends.pay_dividends_for_terms(
         paper_ids_by_term={kv.pk: [1, 2], raft.pk: [1, 2]},
         per_share=DIVIDEND,
         date=DAY,
@@ -167,23 +171,6 @@ def test_the_terms_are_locked_in_id_order_before_anything_is_recorded(cs_dc):
 
 def test_a_bad_dividend_is_refused_before_anything_is_locked(cs_dc):
     with pytest.raises(trading.InvalidQuantity):
-        trading.pay_dividends_for_terms(
+        dividends.pay_dividends_for_terms(
             paper_ids_by_term={1: [1]}, per_share=-1, date=DAY, category=cs_dc
         )
-
-
-@override_settings(MARKET_DIVIDEND_PER_MENTION=DIVIDEND)
-def test_the_orm_path_used_off_postgres_records_the_same(cs_dc, trader, monkeypatch):
-    """SQLite (the zero-setup local run) takes bulk_create instead of INSERT … unnest()."""
-    kv, raft = make_terms(2)
-    announce(cs_dc, 3)
-    trading.buy(user=trader, term=kv, shares=2, max_cost=None, key="t")
-    monkeypatch.setattr(connection, "vendor", "sqlite")
-
-    summary = pay_dividends_for_day(category=cs_dc, date=DAY)
-    again = pay_dividends_for_day(category=cs_dc, date=DAY)
-
-    assert summary.amount == 3 * 2 * DIVIDEND and again.amount == 0
-    assert Mention.objects.count() == 6
-    assert DividendEvent.objects.filter(term=raft, shares=0, transaction=None).count() == 3
-    assert DividendEvent.objects.filter(term=kv, shares=2).count() == 3

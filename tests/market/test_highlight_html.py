@@ -82,7 +82,7 @@ def test_halted_terms_are_not_highlighted(terms):
 
 def test_hover_shows_price_not_inline_text(terms):
     markup = highlight(tex_to_html("The KV cache."))
-    assert re.search(r'title="KV cache: 1 credit a share, \+0\.0% today"', markup)
+    assert re.search(r'title="KV cache: 1\.00 credits a share, \+0\.0% today"', markup)
     text = re.sub(r"<[^>]+>", "", markup)
     assert "credit" not in text
 

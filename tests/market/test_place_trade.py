@@ -1,9 +1,8 @@
 """The Postgres trade function, ``market_place_trade``: it writes what market.trading says.
 
-The behaviour of trades is tested through ``market.trading`` in test_trading.py (which also
-runs on SQLite, through the ORM path). These tests hold the SQL to the Python it repeats: the
-curve and the fee, the trade it reports against the rows it wrote, and the system rows it
-relies on.
+The behaviour of trades is tested through ``market.trading`` in test_trading.py. These tests
+hold the SQL to the Python it repeats: the curve and the fee, the trade it reports against the
+rows it wrote, and the system rows it relies on.
 """
 
 from __future__ import annotations

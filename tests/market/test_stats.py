@@ -12,9 +12,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from market import curve, stats, trading
+from market import curve, dividends, stats, trading
 from market.models import Entry, Mention, Term, Trade
 from tests.factories import list_paper, make_paper
+from tests.market.state import held_before_the_announcement
 
 pytestmark = pytest.mark.django_db
 
@@ -235,7 +236,8 @@ def test_dividend_days_group_the_papers_of_a_day(trader, kv_cache, cs_dc):
     papers1 = [announce(kv_cache, date=day1, category=cs_dc) for _ in range(2)]
     papers2 = [announce(kv_cache, date=day2, category=cs_dc)]
     for day, papers in ((day1, papers1), (day2, papers2)):
-        trading.pay_dividend(
+        held_before_the_announcement(dt.date(2026, 10, 1))
+        dividends.pay_dividend(
             term=kv_cache, paper_ids=[p.pk for p in papers], per_share=50_000, date=day
         )
     assert stats.dividend_days(term=kv_cache) == [
@@ -276,7 +278,8 @@ def traded(trader, rival, kv_cache, raft, cs_dc):
     sell(trader, kv_cache, 4)
     t4 = buy(trader, raft, 3)
     paper = announce(kv_cache, date=dt.date(2026, 10, 1), category=cs_dc)
-    trading.pay_dividend(
+    held_before_the_announcement(dt.date(2026, 10, 1))
+    dividends.pay_dividend(
         term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
     )
     return {"kv_buy": t1, "raft_buy": t4}

@@ -121,7 +121,7 @@ def test_buying_more_than_you_can_afford_is_refused(trader, kv_cache, snapshot):
     err = refuse(
         snapshot,
         trading.InsufficientCash,
-        r"costs .* credits with the fee, but you have 1,000 credits\. You can afford \d+",
+        r"costs .* credits with the fee, but you have 1,000\.00 credits\. You can afford \d+",
         lambda: trading.buy(user=trader, term=kv_cache, shares=5_000, max_cost=None, key="x"),
     )
     affordable = int(str(err).rsplit("afford ", 1)[1].rstrip("."))
@@ -264,7 +264,7 @@ def test_adjust_balance_writes_a_reasoned_ledger_transaction(trader, curator, sn
     refuse(
         snapshot,
         trading.InsufficientCash,
-        "would make it negative. Remove at most 1,005 credits",
+        "would make it negative. Remove at most 1,005.00 credits",
         lambda: trading.adjust_balance(account=account, amount=-GRANT * 2, reason="oops"),
     )
     refuse(

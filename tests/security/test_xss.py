@@ -29,6 +29,7 @@ from market import trading
 from market.models import Account, Mention, Term
 from papers.ingest import ingest_feed, parse_feed
 from papers.models import Category, Paper, Watch
+from tests.market.state import held_before_the_announcement
 from tests.security.helpers import active_content, inspect_html
 
 pytestmark = [
@@ -217,6 +218,9 @@ def hostile_site(
         trading.adjust_balance(
             account=Account.objects.get(user=user), amount=1_000, reason=f"Refund {SCRIPT} {IMG}"
         )
+    # Dividends pay the shares held at arXiv's announcement of the day, from the term's
+    # listing on: date the listings and trades before it, so the hostile day pays them.
+    held_before_the_announcement(DATE)
     # After each ingest commits, the day's mentions are recorded and dividends paid.
     with django_capture_on_commit_callbacks(execute=True):
         ingest_feed(category=cs_dc, parsed=parse_feed(rss_feed()), source="test")

@@ -1,0 +1,115 @@
+"""Database helpers shared by the apps: retrying a transaction that lost a race, and inserting
+many rows at once.
+
+Nothing here knows about papers or money; the market's writes and the ingest's use these.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
+
+import psycopg.errors
+from django.db import IntegrityError, OperationalError, connection, models, transaction
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+MAX_ATTEMPTS = 6
+BACKOFF_BASE_SECONDS = 0.005
+BACKOFF_CAP_SECONDS = 0.25
+
+_retry_lock = threading.Lock()
+_retries = 0
+
+
+def retry_count() -> int:
+    """Transactions retried (serialization failure or deadlock) by this process so far."""
+    return _retries
+
+
+def is_retryable(exc: OperationalError) -> bool:
+    cause = exc.__cause__
+    return isinstance(cause, psycopg.errors.SerializationFailure | psycopg.errors.DeadlockDetected)
+
+
+def violates(exc: IntegrityError, constraint: str) -> bool:
+    """Whether ``exc`` was raised by the named database constraint."""
+    diag = getattr(exc.__cause__, "diag", None)
+    return getattr(diag, "constraint_name", None) == constraint
+
+
+def atomic_with_retries(work: Callable[[], T], *, statement: bool = False) -> T:
+    """Run ``work`` in one transaction, retrying on serialization failure or deadlock with
+    bounded, jittered exponential backoff.
+
+    ``statement=True`` says ``work`` is a single SQL statement: outside a transaction it then
+    runs in autocommit mode, where the statement is its own transaction and BEGIN and COMMIT
+    cost no round trips of their own.
+    """
+    global _retries
+    if connection.in_atomic_block:
+        # The caller owns the transaction; replaying only our part of it would be wrong, so run
+        # once in a savepoint and let the caller's own retry policy (if any) handle failures.
+        with transaction.atomic():
+            return work()
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        try:
+            if statement:
+                return work()
+            with transaction.atomic():
+                return work()
+        except OperationalError as exc:
+            if attempt == MAX_ATTEMPTS or not is_retryable(exc):
+                raise
+            with _retry_lock:
+                _retries += 1
+            delay = min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2**attempt)
+            logger.info("Retrying transaction after %s (attempt %d)", exc, attempt)
+            time.sleep(random.uniform(0, delay))  # full jitter: colliding retries spread out
+    raise AssertionError("unreachable")
+
+
+def insert_unnest(
+    model: type[models.Model],
+    *,
+    arrays: Mapping[str, Sequence[int]],
+    constants: Mapping[str, object] | None = None,
+    unique: Sequence[str] = (),
+) -> None:
+    """Insert one row per position of the equal-length integer ``arrays`` (field name → values),
+    each row also taking the ``constants`` (field name → value), in ONE statement:
+    ``INSERT … SELECT FROM unnest(…)``.
+
+    A busy day writes ten thousand rows; building and quoting as many model instances would
+    cost more than the insert itself. ``unique`` names the fields of a unique constraint: rows
+    that would break it are skipped (``ON CONFLICT DO NOTHING``), so a re-run inserts nothing.
+    """
+    constants = dict(constants or {})
+    if not arrays or not len(next(iter(arrays.values()))):
+        return
+    meta = model._meta
+    quote = connection.ops.quote_name
+
+    def column(name: str) -> str:
+        return quote(meta.get_field(name).column)
+
+    names = [*arrays, *constants]
+    aliases = [f"a{i}" for i in range(len(arrays))]
+    selected = aliases + ["%s"] * len(constants)
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(column(n) for n in names)}) "
+        f"SELECT {', '.join(selected)} "
+        f"FROM unnest({', '.join(['%s::bigint[]'] * len(arrays))}) AS rows({', '.join(aliases)})"
+    )
+    if unique:
+        sql += f" ON CONFLICT ({', '.join(column(n) for n in unique)}) DO NOTHING"
+    # Parameters in the order of the placeholders: the SELECT list's constants come first.
+    params = [*constants.values(), *(list(values) for values in arrays.values())]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
