@@ -18,6 +18,8 @@ from typing import Protocol
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from papers.calendar import announced_at
+
 from .units import format_credits
 
 Series = Sequence[tuple[dt.datetime, int]]
@@ -27,6 +29,7 @@ class DividendMark(Protocol):
     date: dt.date
     papers: int
     per_share: int
+    amount: int  # µ¢ paid to all holders that day: a day that paid nothing gets no mark
 
 
 def _num(value: float) -> str:
@@ -73,7 +76,7 @@ def _time_ticks(start: dt.datetime, end: dt.datetime) -> list[tuple[dt.datetime,
     """Ticks on whole hours (short spans) or UTC midnights, about six of them."""
     span = (end - start).total_seconds()
     if span <= 2 * 86_400:
-        step_hours = next((h for h in (1, 2, 3, 6, 12) if span / (h * 3600) <= 6), 24)
+        step_hours = next((h for h in (1, 2, 3, 6, 12) if span / (h * 3600) <= 5), 24)
         step = dt.timedelta(hours=step_hours)
         first = start.replace(minute=0, second=0, microsecond=0)
         first += dt.timedelta(hours=(-first.hour) % step_hours)
@@ -82,7 +85,7 @@ def _time_ticks(start: dt.datetime, end: dt.datetime) -> list[tuple[dt.datetime,
             return f"{t:%H:%M}"
     else:
         days = span / 86_400
-        step_days = next((d for d in (1, 2, 7, 14, 30, 61, 91, 182) if days / d <= 6), 365)
+        step_days = next((d for d in (1, 2, 7, 14, 30, 61, 91, 182) if days / d <= 5), 365)
         step = dt.timedelta(days=step_days)
         first = start.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
@@ -151,34 +154,34 @@ def _day(day: dt.date) -> str:
     return f"{day.day} {day:%b %Y}"
 
 
-def _midnight(day: dt.date) -> dt.datetime:
-    return dt.datetime.combine(day, dt.time(0), tzinfo=dt.UTC)
-
-
 def price_chart(
     points: Series,
     *,
     label: str,
     dividends: Sequence[DividendMark] = (),
     chart_id: str = "price-chart",
-    width: int = 640,
-    height: int = 260,
+    width: int = 480,
+    height: int = 250,
 ) -> SafeString:
     """A term's price over time with labelled axes; dividend days are marked with a dashed
-    line and a dot whose tooltip says what was paid."""
+    line and a dot whose tooltip says what was paid.
+
+    The time axis spans the price history only (a dividend day outside it, or one that paid
+    nothing, gets no mark), so a young term's trades spread across the chart instead of
+    crowding its right edge. The viewBox is narrow enough that the stylesheet's label size
+    stays at 12 px or more once a phone shrinks the chart to its width.
+    """
     if not points:
         raise ValueError("a price chart needs at least one point")
-    left, right, top, bottom = 58, 14, 16, 30
+    left, right, top, bottom = 60, 22, 20, 34
     plot_w, plot_h = width - left - right, height - top - bottom
 
-    times = [t for t, _ in points] + [_midnight(d.date) for d in dividends]
-    start, end = min(times), max(times)
+    start, end = min(t for t, _ in points), max(t for t, _ in points)
     if end <= start:
         end = start + dt.timedelta(hours=1)
-    if start < points[0][0]:
-        # Dividend days before the first price point (papers announced before the term was
-        # listed): the line starts at the left edge at the first price, not mid-chart.
-        points = [(start, points[0][1]), *points]
+    dividends = [
+        day for day in dividends if day.amount > 0 and start <= announced_at(day.date) <= end
+    ]
     prices = [price for _, price in points]
     axis_low, axis_high, price_ticks = nice_ticks(min(prices), max(prices))
 
@@ -241,28 +244,33 @@ def price_chart(
     parts.append(format_html('<line x1="{}" x2="{}" y1="{}" y2="{}"/>', left, left, top, axis_y))
     for tick, text in _time_ticks(start, end):
         tx = _num(x(tick))
+        # A label centred on a tick near either edge would be cut off by the viewBox.
+        anchor = (
+            "end" if x(tick) > width - right - 40 else "start" if x(tick) < left + 40 else "middle"
+        )
         parts.append(
             format_html(
                 '<line x1="{}" x2="{}" y1="{}" y2="{}"/>'
-                '<text x="{}" y="{}" text-anchor="middle">{}</text>',
+                '<text x="{}" y="{}" text-anchor="{}">{}</text>',
                 tx,
                 tx,
                 axis_y,
                 _num(top + plot_h + 4),
                 tx,
-                _num(height - 8),
+                _num(height - 10),
+                anchor,
                 text,
             )
         )
     parts.append(
         format_html(
-            '<text class="price-chart__unit" x="{}" y="{}">credits a share</text>', left, top - 5
+            '<text class="price-chart__unit" x="{}" y="{}">credits a share</text>', left, top - 6
         )
     )
     parts.append("</g>")
     # Dividend days.
     for day in dividends:
-        dx = _num(x(_midnight(day.date)))
+        dx = _num(x(announced_at(day.date)))
         papers = f"{day.papers} mentioning paper{'s' if day.papers != 1 else ''}"
         parts.append(
             format_html(
@@ -292,4 +300,14 @@ def price_chart(
     return mark_safe("".join(parts))  # noqa: S308
 
 
-__all__ = ["nice_ticks", "price_chart", "sparkline"]
+def price_changes(points: Series, *, limit: int = 12) -> list[tuple[dt.datetime, int]]:
+    """The chart's text alternative: the most recent ``limit`` moves, newest first (a run of
+    equal prices is one row, at the time the price was first reached)."""
+    changes: list[tuple[dt.datetime, int]] = []
+    for at, price in points:
+        if not changes or changes[-1][1] != price:
+            changes.append((at, price))
+    return changes[::-1][:limit]
+
+
+__all__ = ["nice_ticks", "price_changes", "price_chart", "sparkline"]

@@ -19,6 +19,9 @@ _DECIMAL = re.compile(r"[+-]?[0-9]*\.[0-9]+", re.ASCII)
 _KEY = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)
 
 SIDE_CHOICES = [(Trade.Side.BUY, "Buy"), (Trade.Side.SELL, "Sell")]
+# One-click orders whose size the server works out for the signed-in trader.
+BUY_MAX, SELL_ALL = "max", "all"
+PRESET_CHOICES = [("", ""), (BUY_MAX, "Buy max (for my cash)"), (SELL_ALL, "Sell all")]
 SIDE_ERRORS = {"required": "Choose buy or sell.", "invalid_choice": "Choose buy or sell."}
 
 
@@ -87,21 +90,24 @@ class QuoteForm(forms.Form):
     )
     shares = forms.CharField(
         required=False,
-        label="Shares",
+        label="Number of shares",
         max_length=200,
         error_messages={"max_length": "That is not a number of shares; enter one like 5."},
-        widget=forms.TextInput(
-            attrs={"inputmode": "numeric", "autocomplete": "off", "size": 8, "placeholder": "5"}
-        ),
+        widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off", "size": 8}),
     )
     budget = forms.CharField(
         required=False,
-        label="or spend up to (credits)",
+        label="Budget in credits",
         max_length=200,
-        help_text="Buying only: the most shares this budget pays for, fee included.",
-        widget=forms.TextInput(
-            attrs={"inputmode": "decimal", "autocomplete": "off", "size": 8, "placeholder": "25"}
-        ),
+        help_text="Buying only: the most whole shares this pays for, fee included. "
+        "Leave the number of shares empty.",
+        widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off", "size": 8}),
+    )
+    preset = forms.ChoiceField(
+        required=False,
+        choices=PRESET_CHOICES,
+        widget=forms.HiddenInput,
+        error_messages={"invalid_choice": "Choose “Buy max” or “Sell all”."},
     )
 
     def clean_shares(self) -> int | None:
@@ -115,6 +121,13 @@ class QuoteForm(forms.Form):
     def clean(self) -> dict:
         data = super().clean()
         shares, budget = data.get("shares"), data.get("budget")
+        if data.get("preset"):
+            # The button decides the side and the size; whatever was typed is ignored.
+            data["side"] = Trade.Side.BUY if data["preset"] == BUY_MAX else Trade.Side.SELL
+            data["shares"] = data["budget"] = None
+            for name in ("shares", "budget", "side"):
+                self.errors.pop(name, None)
+            return data
         if self.errors:
             return data
         if shares is None and budget is None:
@@ -128,8 +141,10 @@ class QuoteForm(forms.Form):
         return data
 
     def order(self) -> dict:
-        """The valid order as ``views.price_request`` takes it: side, shares, budget."""
-        return {name: self.cleaned_data[name] for name in ("side", "shares", "budget")}
+        """The valid order as ``views.price_request`` takes it: side, shares, budget, preset."""
+        return {
+            name: self.cleaned_data.get(name) for name in ("side", "shares", "budget", "preset")
+        }
 
 
 class TradeForm(forms.Form):

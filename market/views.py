@@ -31,7 +31,7 @@ from peerrevenue.pagecache import cache_page_for_anonymous
 from peerrevenue.ratelimit import client_address, is_limited
 
 from . import charts, curve, stats, trading
-from .forms import QuoteForm, TradeForm
+from .forms import BUY_MAX, QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from .units import format_credits, format_shares
 
@@ -162,7 +162,8 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "chart": charts.price_chart(
             history, label=f"Price of one share of “{term.phrase}” over time", dividends=dividends
         ),
-        "dividends": dividends,
+        "price_changes": charts.price_changes(history),
+        "dividends": [day for day in dividends if day.amount > 0],
         "mentions": stats.recent_mentions(term=term),
         "mention_count": since_listing,
         "earlier_mentions": (
@@ -192,11 +193,27 @@ def price_request(
     side: str,
     shares: int | None = None,
     budget: int | None = None,
+    preset: str | None = None,
     user=None,
 ) -> PricedRequest:
     """Quote ``shares``, or for a buy with a ``budget`` (µ¢, fee included) the most shares it
-    pays for, for ``user`` if signed in. Raises ``trading.TradeError`` with a message."""
+    pays for, for ``user`` if signed in. ``preset`` "max" buys all that the trader's cash pays
+    for and "all" sells every share they hold. Raises ``trading.TradeError`` with a message."""
     note = ""
+    if preset:
+        if user is None or not user.is_authenticated:
+            raise trading.InvalidRequest("Log in to buy the most your cash allows or sell all.")
+        if preset == BUY_MAX:
+            budget = trading.balance(user)
+        else:
+            shares = trading.holding(user, term)
+            if shares == 0:
+                raise trading.InvalidQuantity(f"You hold no shares of “{term.phrase}” to sell.")
+            limit = settings.MARKET_MAX_SHARES_PER_TRADE
+            if shares > limit:
+                note = f"You hold {format_shares(shares)}; a trade has at most {limit:,}, "
+                note += "so this quote sells that many."
+                shares = limit
     if budget is not None:
         fee_bp = settings.MARKET_FEE_BASIS_POINTS
         shares = curve.shares_for_total(
@@ -210,6 +227,8 @@ def price_request(
                 "with the fee."
             )
         note = f"{format_credits(budget)} buys at most {format_shares(shares)} now."
+        if preset == BUY_MAX:
+            note = f"Your cash, {format_credits(budget)}, buys at most {format_shares(shares)} now."
         limit = settings.MARKET_MAX_SHARES_PER_TRADE
         if shares > limit:
             shares = limit

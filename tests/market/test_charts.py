@@ -105,13 +105,13 @@ def test_price_chart_has_axes_labels_title_and_description():
 
 def test_price_chart_draws_prices_to_scale():
     points = [(at(0), 1_000_000), (at(50), 1_100_000), (at(100), 1_100_000)]
-    markup = price_chart(points, label="x", width=658 + 14, height=16 + 100 + 30)
+    markup = price_chart(points, label="x", width=660 + 22, height=20 + 100 + 34)
     line = polyline_points(markup, "price-chart__line")
-    # The plot is 600 wide from x=58 and 100 high from y=16; the axis runs 1.00 to 1.10.
-    assert line[0] == (58, 116)
-    assert line[1] == (358, 116)  # the price holds until the trade halfway
-    assert line[2] == (358, 16)
-    assert line[-1] == (658, 16)
+    # The plot is 600 wide from x=60 and 100 high from y=20; the axis runs 1.00 to 1.10.
+    assert line[0] == (60, 120)
+    assert line[1] == (360, 120)  # the price holds until the trade halfway
+    assert line[2] == (360, 20)
+    assert line[-1] == (660, 20)
 
 
 def test_price_chart_marks_dividend_days_with_what_was_paid():
@@ -173,10 +173,27 @@ def test_nice_ticks_cover_the_range_with_round_steps(a, b):
     assert re.fullmatch(r"[125]0*", str(steps.pop()))
 
 
-def test_price_line_starts_at_the_left_edge_when_dividends_came_first():
+def test_the_time_axis_fits_the_price_history_not_earlier_dividend_days():
     listed = dt.datetime(2026, 10, 5, 12, tzinfo=dt.UTC)
     points = [(listed, 1_000_000), (listed + dt.timedelta(days=1), 1_000_000)]
-    earlier = [DividendDay(date=dt.date(2026, 10, 2), papers=1, per_share=50_000, amount=0)]
+    earlier = [DividendDay(date=dt.date(2026, 10, 2), papers=1, per_share=50_000, amount=50_000)]
     markup = price_chart(points, label="KV cache", dividends=earlier)
     xs = [x for x, _ in polyline_points(markup)]
-    assert min(xs) == 58  # the plot's left edge, where the first dividend day sits
+    assert (min(xs), max(xs)) == (60, 458)  # the whole plot: the day fills it
+    assert "price-chart__dividend" not in markup
+
+
+def test_a_dividend_day_that_paid_nothing_gets_no_mark():
+    points = [(at(0), 1_000_000), (at(100), 1_200_000)]
+    unpaid = [DividendDay(date=dt.date(2026, 10, 3), papers=2, per_share=50_000, amount=0)]
+    markup = price_chart(points, label="x", dividends=unpaid)
+    assert "price-chart__dividend" not in markup
+    assert "Dividends for" not in parse(markup).find(f"{SVG}desc").text
+
+
+def test_time_labels_at_the_edges_stay_inside_the_chart():
+    markup = price_chart([(at(0), 1_000_000), (at(100), 1_000_000)], label="x")
+    texts = [el for el in parse(markup).iter(f"{SVG}text") if el.get("text-anchor")]
+    time_labels = [el for el in texts if el.get("text-anchor") != "end" or ":" in el.text]
+    last = max(time_labels, key=lambda el: float(el.get("x")))
+    assert float(last.get("x")) < 458 - 40 or last.get("text-anchor") == "end"

@@ -211,7 +211,9 @@ def test_term_page_shows_the_term_chart_papers_holders_and_trades(
     client, trader, rival, kv_cache, cs_dc
 ):
     Term.objects.filter(pk=kv_cache.pk).update(
-        aliases=["KV-cache", "key-value cache"], description="Caches **keys** and values."
+        aliases=["KV-cache", "key-value cache"],
+        description="Caches **keys** and values.",
+        created_at=dt.datetime(2026, 9, 1, tzinfo=dt.UTC),
     )
     buy(trader, kv_cache, 7)
     buy(rival, kv_cache, 3)
@@ -773,6 +775,7 @@ def test_portfolio_figures_agree_with_the_ledger(
         money(kv_basis, unit=False),
         money(kv_value - kv_basis, unit=False, signed=True),
         "0.30",
+        "Sell all Buy max",
     ]
     assert row_cells(response, "Raft")[:4] == [
         "Raft",

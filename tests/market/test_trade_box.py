@@ -1,0 +1,94 @@
+"""The trade box's one-click sizes: "Buy max (for my cash)" and "Sell all", on the term page and
+on portfolio rows; and a trade box whose fields cannot be mistaken for values."""
+
+from __future__ import annotations
+
+import pytest
+
+from market import curve, trading
+from market.models import Term
+from tests.market.test_views import confirm, get_quote, hidden_fields, page_text
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def trader_client(client, trader, password):
+    client.login(username=trader.username, password=password)
+    return client
+
+
+def test_buy_max_spends_all_it_can_and_leaves_less_than_one_more_share(
+    trader_client, trader, kv_cache
+):
+    cash_before = trading.balance(trader)
+    quote = get_quote(trader_client, preset="max")
+    assert quote.status_code == 200
+    fields = hidden_fields(quote)
+    assert fields["side"] == "buy"
+    shares, total = int(fields["shares"]), int(fields["limit"])
+    assert "Your cash" in page_text(quote) and f"buys at most {shares:,} shares" in page_text(quote)
+
+    confirm(trader_client, fields)
+
+    cash_after = trading.balance(trader)
+    assert cash_after == cash_before - total
+    assert trading.holding(trader, kv_cache) == shares
+    kv_cache.refresh_from_db()
+    one_more = curve.cost(kv_cache.supply, 1, p0=kv_cache.p0, k=kv_cache.k)
+    assert cash_after < one_more + curve.fee(one_more, basis_points=100)
+
+
+def test_sell_all_sells_exactly_what_you_hold(trader_client, trader, rival, kv_cache):
+    trading.buy(user=trader, term=kv_cache, shares=7, max_cost=None, key="a")
+    trading.buy(user=rival, term=kv_cache, shares=3, max_cost=None, key="b")
+    cash_before = trading.balance(trader)
+    quote = get_quote(trader_client, preset="all", shares="9999", side="buy")
+    fields = hidden_fields(quote)
+    assert (fields["side"], fields["shares"]) == ("sell", "7")
+
+    confirm(trader_client, fields)
+
+    assert trading.holding(trader, kv_cache) == 0
+    assert trading.balance(trader) == cash_before + int(fields["limit"])
+    assert trading.holding(rival, kv_cache) == 3
+
+
+def test_sell_all_with_nothing_held_says_so_and_trades_nothing(trader_client, trader, kv_cache):
+    response = get_quote(trader_client, preset="all")
+    assert response.status_code == 409
+    assert "You hold no shares of “KV cache” to sell." in page_text(response)
+    assert "Nothing would be traded." in page_text(response)
+
+
+def test_one_click_sizes_need_a_login(client, kv_cache):
+    response = get_quote(client, preset="max")
+    assert response.status_code == 409
+    assert "Log in to buy the most your cash allows or sell all." in page_text(response)
+
+
+def test_an_unknown_preset_is_refused_in_words(trader_client, kv_cache):
+    response = get_quote(trader_client, preset="everything")
+    assert response.status_code == 400
+    assert "Choose “Buy max” or “Sell all”." in page_text(response)
+
+
+def test_portfolio_rows_offer_sell_all_and_buy_max(trader_client, trader, kv_cache):
+    trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="c")
+    markup = trader_client.get("/portfolio/").content.decode()
+    assert 'action="/market/kv-cache/quote/"' in markup
+    assert 'name="preset" value="all"' in markup and 'name="preset" value="max"' in markup
+
+
+def test_a_halted_holding_offers_no_one_click_trade(trader_client, trader, kv_cache):
+    trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="d")
+    Term.objects.filter(pk=kv_cache.pk).halt(reason="Review")
+    markup = trader_client.get("/portfolio/").content.decode()
+    assert 'name="preset"' not in markup
+
+
+def test_the_trade_box_has_no_placeholder_that_looks_like_a_value(trader_client, kv_cache):
+    markup = trader_client.get("/market/kv-cache/").content.decode()
+    assert "placeholder=" not in markup
+    assert "Buy max (for my cash)" in markup
+    assert "Buying? Spend a budget instead" in markup
