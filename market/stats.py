@@ -34,7 +34,7 @@ from django.db.models import (
     Value,
     Window,
 )
-from django.db.models.functions import Coalesce, Lower, Rank, Trunc
+from django.db.models.functions import Abs, Coalesce, Lower, Rank, Trunc
 
 from papers.models import Listing
 
@@ -106,16 +106,30 @@ MARKET_SORTS = {
     "supply": "supply",
     "holders": "holder_count",
     "mentions": "recent_mentions",
+    "traded": "traded_7d",
+    "movers": "move_7d_bp",
+}
+# Views of the market that rank by several columns, most interesting first. "moving" is the
+# default: in a young market every price reads 1.00 and 0.0%, so what papers mention leads.
+MARKET_VIEWS = {
+    "moving": ("recent_mentions", "move_1d_bp", "traded_7d"),
+    "movers": ("move_7d_bp", "move_1d_bp", "recent_mentions"),
+    "traded": ("traded_7d", "recent_mentions"),
 }
 
 
 def market_terms(
-    *, search: str = "", sort: str = "phrase", descending: bool = False, now: dt.datetime
+    *, search: str = "", sort: str = "moving", descending: bool = False, now: dt.datetime
 ) -> QuerySet[Term]:
     """Terms on the market (listed and halted), each annotated with ``price_now``,
     ``price_1d``/``price_7d`` (the prices a day and a week before ``now``),
     ``change_1d_bp``/``change_7d_bp`` (change in basis points), ``holder_count`` and
-    ``recent_mentions`` (visible papers in the last seven announcement days).
+    ``recent_mentions`` (visible papers in the last seven announcement days), ``traded_7d``
+    (shares bought or sold in the last seven days) and ``move_1d_bp``/``move_7d_bp`` (the size
+    of the change either way).
+
+    ``sort`` is a column of ``MARKET_SORTS`` or, always from the top down, a view of
+    ``MARKET_VIEWS``.
 
     ``search`` matches the phrase or an alias, case-insensitively, anywhere in it.
     """
@@ -135,19 +149,34 @@ def market_terms(
         .annotate(n=Count("pk"))
         .values("n")
     )
+    traded = (
+        Trade.objects.filter(term=OuterRef("pk"), created_at__gte=now - dt.timedelta(days=7))
+        .order_by()
+        .values("term")
+        .annotate(n=Sum("shares"))
+        .values("n")
+    )
     terms = Term.objects.exclude(status=Term.Status.DELISTED)
     if search:
         terms = terms.filter(Q(phrase__icontains=search) | Q(aliases__icontains=search))
-    terms = day_changes(terms=terms, now=now).annotate(
-        phrase_lower=Lower("phrase"),
-        price_7d=_price_at_sql(now - dt.timedelta(days=7)),
-        change_7d_bp=_change_bp_sql("price_now", "price_7d"),
-        holder_count=Coalesce(Subquery(holders, output_field=_BIG), Value(0)),
-        recent_mentions=Coalesce(Subquery(mentions, output_field=_BIG), Value(0)),
+    terms = (
+        day_changes(terms=terms, now=now)
+        .annotate(
+            phrase_lower=Lower("phrase"),
+            price_7d=_price_at_sql(now - dt.timedelta(days=7)),
+            change_7d_bp=_change_bp_sql("price_now", "price_7d"),
+            holder_count=Coalesce(Subquery(holders, output_field=_BIG), Value(0)),
+            recent_mentions=Coalesce(Subquery(mentions, output_field=_BIG), Value(0)),
+            traded_7d=Coalesce(Subquery(traded, output_field=_BIG), Value(0)),
+        )
+        .annotate(move_1d_bp=Abs("change_1d_bp"), move_7d_bp=Abs("change_7d_bp"))
     )
-    column = MARKET_SORTS.get(sort, "phrase_lower")
-    order = F(column).desc() if descending else F(column).asc()
-    return terms.order_by(order, "phrase_lower", "pk")
+    if sort in MARKET_VIEWS:
+        order = [F(column).desc(nulls_last=True) for column in MARKET_VIEWS[sort]]
+    else:
+        column = MARKET_SORTS.get(sort, "phrase_lower")
+        order = [F(column).desc() if descending else F(column).asc()]
+    return terms.order_by(*order, "phrase_lower", "pk")
 
 
 # Price series -----------------------------------------------------------------------------

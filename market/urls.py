@@ -8,6 +8,7 @@ urlpatterns = [
     path("market/", views.index, name="index"),
     # Before the term pattern: "rules" is a page, not a term's slug.
     path("market/rules/", views.rules, name="rules"),
+    path("market/tickers.json", views.tickers_json, name="tickers_json"),
     path("market/<slug:slug>/", views.term_detail, name="term"),
     path("market/<slug:slug>/quote/", views.quote, name="quote"),
     path("market/<slug:slug>/quote.json", views.quote_json, name="quote_json"),

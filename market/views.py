@@ -89,11 +89,22 @@ class Column:
     link: str  # the ?sort= value a click asks for
 
 
+# The views of the market offered above the table, the first being the default.
+MARKET_VIEW_LINKS = [
+    ("moving", "What’s moving"),
+    ("movers", "Biggest movers"),
+    ("traded", "Most traded"),
+    ("phrase", "A–Z"),
+]
+
+
 def _sort_from(request: HttpRequest) -> tuple[str, bool]:
-    value = request.GET.get("sort", "phrase")
+    value = request.GET.get("sort", "moving")
     key = value.removeprefix("-")
+    if key in stats.MARKET_VIEWS:
+        return key, True
     if key not in stats.MARKET_SORTS:
-        return "phrase", False
+        return "moving", True
     return key, value.startswith("-")
 
 
@@ -133,6 +144,7 @@ def index(request: HttpRequest) -> HttpResponse:
         "page": page,
         "search": search,
         "columns": _columns(sort, descending),
+        "views": [(key, label, key == sort) for key, label in MARKET_VIEW_LINKS],
         "nav": "market",
     }
     return render(request, "market/index.html", context)
@@ -294,6 +306,27 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
     except trading.TradeError as exc:
         return _render_quote(request, term, form=form, error=str(exc), status=409)
     return _render_quote(request, term, form=form, priced=priced)
+
+
+@cache_page_for_anonymous
+@require_GET
+def tickers_json(request: HttpRequest) -> JsonResponse:
+    """Every listed term's price and day change, for the popover on highlighted words
+    (static/js/terms.js asks once per page, on the first word a reader points at)."""
+    rows = stats.day_changes(terms=Term.objects.listed(), now=timezone.now()).values_list(
+        "slug", "phrase", "price_now", "change_1d_bp"
+    )
+    terms = {
+        slug: {
+            "phrase": phrase,
+            "price": format_credits(price),
+            "change": f"{change_bp / 10_000:+.1%} today".replace("-", "\u2212"),
+            "trend": "up" if change_bp > 0 else "down" if change_bp < 0 else "flat",
+            "url": reverse("market:term", args=[slug]),
+        }
+        for slug, phrase, price, change_bp in rows
+    }
+    return _json({"terms": terms})
 
 
 @require_GET
