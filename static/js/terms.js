@@ -15,6 +15,7 @@
   var loading = null;
   var hideTimer = null;
   var lastPointer = "mouse";
+  var tapWasOpen = false;
 
   function slugOf(link) {
     var match = /\/market\/([^/]+)\/$/.exec(link.getAttribute("href") || "");
@@ -152,6 +153,10 @@
 
   document.addEventListener("pointerdown", function (event) {
     lastPointer = event.pointerType || "mouse";
+    // Whether this word's popover was already open before this tap (focus, which a tap also
+    // gives, opens it on the way).
+    var link = termLink(event.target);
+    tapWasOpen = Boolean(link && link === current && pop && !pop.hidden);
   }, true);
 
   document.addEventListener("mouseover", function (event) {
@@ -182,7 +187,7 @@
   // again (or the popover's link) goes to the term.
   document.addEventListener("click", function (event) {
     var link = termLink(event.target);
-    if (link && lastPointer !== "mouse" && (current !== link || pop.hidden)) {
+    if (link && lastPointer !== "mouse" && !tapWasOpen) {
       event.preventDefault();
       show(link);
     } else if (!link && pop && !pop.hidden && !pop.contains(event.target)) {
