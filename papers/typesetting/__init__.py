@@ -22,7 +22,10 @@ Guiding rules
 The modules, in the order the text flows through them:
 
 * :mod:`.textmode` scans the TeX into a node tree (:mod:`.nodes`), deciding what is maths;
-* :mod:`.mathml` turns each formula into MathML, :mod:`.mathtext` into plain Unicode;
+* :mod:`.symbols` asks pylatexenc's latex2text what each macro stands for (accents, letters,
+  symbols), in text and in maths alike;
+* :mod:`.mathml` turns each formula into MathML (latex2mathml), :mod:`.mathtext` into plain
+  Unicode;
 * :mod:`.rendering` writes the tree out as HTML or as text;
 * :mod:`.sanitising` holds the allowlist every HTML result passes through.
 """
@@ -34,4 +37,4 @@ __all__ = ["TYPESETTER_VERSION", "sanitize", "tex_to_html", "tex_to_text"]
 
 #: Bump whenever the HTML or text produced for some input changes, so stored renderings
 #: can be found and regenerated.
-TYPESETTER_VERSION: int = 2
+TYPESETTER_VERSION: int = 3

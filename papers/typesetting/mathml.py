@@ -24,6 +24,7 @@ from xml.etree.ElementTree import Element
 
 from latex2mathml.converter import convert_to_element
 
+from . import symbols
 from .sanitising import ATTRS_BY_TAG, MATHML_TAGS
 
 _HEX_ENTITY = re.compile(r"&#x([0-9A-Fa-f]+);")
@@ -47,17 +48,20 @@ _NAMED_SPACES = {
 }  # fmt: skip
 _NAMED_SPACES |= {"negative" + k: "-" + v for k, v in _NAMED_SPACES.items()}
 
+
+def _as_text(name: str) -> tuple[re.Pattern[str], str]:
+    """``\\name`` → ``\\text{…}`` with the macro's text from pylatexenc or our overrides."""
+    found = symbols.symbol(name)
+    assert found is not None, name
+    return re.compile(rf"\\{name}(?![A-Za-z])"), "\\text{" + found.text + "}"
+
+
 # Macros latex2mathml does not know but which are common in abstracts; replaced by input that
 # it does handle.  Word boundary: not followed by a letter.
 _MATH_PRE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\\AA(?![A-Za-z])"), "\\text{Å}"),
     (re.compile(r"\\(?:textdegree|degr)(?![A-Za-z])"), "\\degree"),
-    # Astronomy (A&A/AAS) angle macros: 0\farcs5 is 0″.5.
-    (re.compile(r"\\arcsec(?![A-Za-z])"), "\\text{″}"),
-    (re.compile(r"\\arcmin(?![A-Za-z])"), "\\text{′}"),
-    (re.compile(r"\\farcs(?![A-Za-z])"), "\\text{″.}"),
-    (re.compile(r"\\farcm(?![A-Za-z])"), "\\text{′.}"),
-    (re.compile(r"\\fdg(?![A-Za-z])"), "\\text{°.}"),
+    # \AA, and the astronomy (A&A/AAS) angle macros: 0\farcs5 is 0″.5.
+    *(_as_text(name) for name in ("AA", "arcsec", "arcmin", "farcs", "farcm", "fdg")),
 )
 # \textsc in maths ("\mathrm{H\,\textsc{i}}" for neutral hydrogen): capitals are the closest
 # plain-text rendering of small capitals.

@@ -1,59 +1,31 @@
-"""Maths → readable plain Unicode (Greek letters, ×, ±, simple super/subscripts), for the
-plain-text rendering; anything else stays as its TeX source."""
+"""Maths → readable plain Unicode, for the plain-text rendering: symbols by pylatexenc (Greek
+letters, ×, ±, ≤…, see .symbols), simple super/subscripts, fonts dropped; anything else (a
+fraction, an unknown macro) stays as its TeX source."""
 
 from __future__ import annotations
 
 import functools
 import re
-import unicodedata
+
+from . import symbols
 
 _ASCII_WS = re.compile(r"[ \t\n\r\f\v]+")
 
 
-_GREEK_LOWER = [
-    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
-    "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi",
-    "psi", "omega",
-]  # fmt: skip
-# Only these capitals have TeX macros (the others look Latin).
-_GREEK_UPPER = [
-    "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega",
-]  # fmt: skip
-
-
-def _greek(name: str) -> str:
-    # Unicode spells lambda "LAMDA".
-    case = "CAPITAL" if name[0].isupper() else "SMALL"
-    return unicodedata.lookup(f"GREEK {case} LETTER {name.upper().replace('LAMBDA', 'LAMDA')}")
-
-
 # Escaped braces stand in as private-use characters while grouping braces are being removed.
 _LBRACE, _RBRACE = "\ue000", "\ue001"
-_MATH_ORD: dict[str, str] = {name: _greek(name) for name in _GREEK_LOWER + _GREEK_UPPER}
-_MATH_ORD |= {
-    "varepsilon": "ε", "vartheta": "ϑ", "varphi": "φ", "varpi": "ϖ", "varrho": "ϱ",
-    "varsigma": "ς", "hbar": "ℏ", "ell": "ℓ", "infty": "∞", "partial": "∂", "nabla": "∇",
-    "prime": "′", "degree": "°", "odot": "⊙", "dagger": "†", "AA": "Å", "emptyset": "∅",
-    "aleph": "ℵ", "Re": "ℜ", "Im": "ℑ", "ldots": "…", "dots": "…", "cdots": "⋯",
-    "star": "⋆", "sun": "☉", "arcsec": "″", "arcmin": "′", "farcs": "″.", "farcm": "′.",
-    "fdg": "°.", "degr": "°", "textdegree": "°",
-}  # fmt: skip
-_MATH_ORD |= {
-    "sum": "∑", "prod": "∏", "int": "∫", "oint": "∮", "forall": "∀", "exists": "∃",
-    "langle": "⟨", "rangle": "⟩", "neg": "¬", "lbrace": _LBRACE, "rbrace": _RBRACE, "vert": "|",
-    "Vert": "‖", "ast": "∗", "circ": "∘",
-}  # fmt: skip
-# Binary operators and relations: written with a space on each side ("3 × 10⁵", "a ≤ b").
-_MATH_OP: dict[str, str] = {
-    "times": "×", "pm": "±", "mp": "∓", "sim": "∼", "simeq": "≃", "approx": "≈", "cong": "≅",
-    "equiv": "≡", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠",
-    "ll": "≪", "gg": "≫", "lesssim": "≲", "gtrsim": "≳", "propto": "∝", "to": "→",
-    "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒", "leftrightarrow": "↔",
-    "Leftrightarrow": "⇔", "mapsto": "↦", "cdot": "·", "in": "∈", "notin": "∉",
-    "subset": "⊂", "subseteq": "⊆", "supset": "⊃", "cup": "∪", "cap": "∩", "otimes": "⊗",
-    "oplus": "⊕", "div": "÷", "mid": "∣", "lt": "<", "gt": ">", "wedge": "∧", "vee": "∨",
-    "perp": "⊥", "parallel": "∥",
-}  # fmt: skip
+_BRACES = {"{": _LBRACE, "}": _RBRACE, "lbrace": _LBRACE, "rbrace": _RBRACE}
+# Binary operators and relations: written with a space on each side ("3 × 10⁵", "a ≤ b").  The
+# characters themselves come from pylatexenc (.symbols).
+_MATH_OPERATORS = frozenset(
+    {
+        "times", "pm", "mp", "sim", "simeq", "approx", "cong", "equiv", "le", "leq", "ge", "geq",
+        "ne", "neq", "ll", "gg", "lesssim", "gtrsim", "propto", "to", "rightarrow", "leftarrow",
+        "Rightarrow", "leftrightarrow", "Leftrightarrow", "mapsto", "cdot", "in", "notin",
+        "subset", "subseteq", "supset", "cup", "cap", "otimes", "oplus", "div", "mid", "lt", "gt",
+        "wedge", "vee", "perp", "parallel",
+    }
+)  # fmt: skip
 # \log, \sin…: upright words; the space after them separates them from the argument.
 _MATH_FUNCTIONS = frozenset(
     {
@@ -62,8 +34,6 @@ _MATH_FUNCTIONS = frozenset(
         "sup", "inf", "det", "dim", "ker", "deg", "gcd", "arg", "Pr", "hom", "bmod", "mod",
     }
 )  # fmt: skip
-_MATH_SPACES = {",": "\u2009", ";": " ", ":": " ", " ": " ", "!": "", "{": _LBRACE, "}": _RBRACE,
-                "%": "%", "$": "$", "&": "&", "#": "#", "_": "_", "|": "‖"}  # fmt: skip
 _MATH_FONT = re.compile(
     r"\\(?:mathrm|mathit|mathbf|mathsf|mathtt|mathcal|mathscr|mathfrak|mathnormal|boldsymbol"
     r"|bm|pmb|mathbb|text|textrm|textit|textbf|textsc|mbox|operatorname|rm|it|bf)"
@@ -74,8 +44,8 @@ _MATH_OLD_FONT = re.compile(r"\\(?:rm|it|bf|cal|sf|tt|mit|scr)(?![A-Za-z])\s*")
 # Braces that only group ("{GeV}" once the switch is gone), i.e. not a macro's argument and
 # not a script.
 _MATH_BARE_GROUP = re.compile(r"(?<![\\\w}^_])\{([^{}\\]*)\}")
-_MATH_BB = re.compile(r"\\mathbb\s*\{([A-Z])\}")
-_BB = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ", "P": "ℙ", "H": "ℍ"}
+# \mathbb{R} → ℝ (by pylatexenc); other fonts are dropped below, a plain letter reads better.
+_MATH_BB = re.compile(r"\\mathbb\s*\{[A-Z]\}")
 _MATH_SIZING = re.compile(r"\\(?:left|right|[bB]igg?[lrm]?)(?![A-Za-z])\s*\.?")
 # "{,}" and "{=}" lose their braces, unless they are a macro's argument ("\mathrel{=}").
 _MATH_BRACED_OP = re.compile(r"(\\[A-Za-z]+\s*)?(?<!\\)\{([,.=+\-<>:;])\}")
@@ -88,17 +58,19 @@ _SCRIPT = re.compile(r"([\^_])(?:\{([^{}]*)\}|([^{}\\\s]))")
 
 def _math_control_text(m: re.Match[str]) -> str:
     name, spaces, sym = m.group(1), m.group(2), m.group(3)
-    if sym is not None:
-        return _MATH_SPACES.get(sym, "\\" + sym)
-    if name in _MATH_ORD:
-        return _MATH_ORD[name]  # spaces after a letter-like macro carry no meaning in TeX
+    key = name if sym is None else sym
+    if key in _BRACES:
+        return _BRACES[key]
     if name in _MATH_FUNCTIONS:
         start = m.start()
         glued = start > 0 and m.string[start - 1].isalnum()  # "n\log n" → "n log n"
         return (" " if glued else "") + name + spaces
-    if name in _MATH_OP:
-        return " " + _MATH_OP[name] + " "  # doubled spaces are collapsed later
-    return "\\" + name + spaces
+    found = symbols.symbol(key)
+    if found is None:
+        return "\\" + key + (spaces or "")
+    if key in _MATH_OPERATORS:
+        return " " + found.text + " "  # doubled spaces are collapsed later
+    return found.text  # spaces after a letter-like macro carry no meaning in TeX
 
 
 def _script_text(m: re.Match[str]) -> str:
@@ -114,7 +86,7 @@ def math_text(tex: str) -> str:
     """Readable Unicode for a formula: symbols and simple scripts converted, the rest kept as
     TeX source (without the $ delimiters)."""
     text = _ASCII_WS.sub(" ", tex).strip()
-    text = _MATH_BB.sub(lambda m: _BB.get(m.group(1), m.group(0)), text)
+    text = _MATH_BB.sub(lambda m: symbols.fragment(m.group()), text)
     text = _MATH_SIZING.sub("", text)
     text = _MATH_BRACED_OP.sub(lambda m: m.group(0) if m.group(1) else m.group(2), text)
     text = _MATH_OLD_FONT.sub("", text)

@@ -2,7 +2,8 @@
 
 arXiv metadata is written in a loose dialect of LaTeX that is never actually compiled, so the
 scanner is forgiving: anything not understood stays as its source, and a bare ``%`` is a percent
-sign, never a comment (abstracts are not TeX files).
+sign, never a comment (abstracts are not TeX files).  What a macro stands for (``\\"o``, ``\\ss``,
+``\\ldots``) is pylatexenc's answer (:mod:`.symbols`); markup, links, maths and dollars are ours.
 
 Currency heuristic
 ------------------
@@ -27,20 +28,15 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from . import symbols
 from .nodes import PAR, Link, Math, Node, Styled, Text
 
 # ---------------------------------------------------------------------------------------------
-# Text-mode tables
+# Text-mode tables (letters, symbols and accents come from pylatexenc, see .symbols)
 # ---------------------------------------------------------------------------------------------
 
-# Accent command → combining character.  Symbol accents (\' \" …) take their argument directly;
-# letter accents (\c \v …) need a space or braces, which the control-word regex guarantees.
-_ACCENTS: dict[str, str] = {
-    "'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", "=": "\u0304",
-    ".": "\u0307", "c": "\u0327", "v": "\u030c", "u": "\u0306", "r": "\u030a", "H": "\u030b",
-    "k": "\u0328", "d": "\u0323", "b": "\u0331", "t": "\u0361",
-}  # fmt: skip
-# Stand-alone (spacing) forms for an accent with nothing to sit on, e.g. ``\~{}``.
+# Stand-alone (spacing) forms for an accent with nothing to sit on, e.g. ``\~{}``; pylatexenc
+# drops such an accent.  Other accents (``\hat{}``) are shown as their source.
 _SPACING_ACCENTS: dict[str, str] = {
     "'": "\u00b4", "`": "`", '"': "\u00a8", "^": "^", "~": "~", "=": "\u00af", ".": "\u02d9",
     "c": "\u00b8", "v": "\u02c7", "u": "\u02d8", "r": "\u02da", "H": "\u02dd", "k": "\u02db",
@@ -49,36 +45,6 @@ _SPACING_ACCENTS: dict[str, str] = {
 # Accents drawn below the letter keep the dot of i/j; the others replace it (\'{\i} → í).
 _ACCENTS_BELOW = frozenset({"\u0327", "\u0328", "\u0323", "\u0331"})
 _DOTLESS = {"ı": "i", "ȷ": "j"}
-
-# Control words that produce letters.  TeX swallows the spaces after a control word, which is
-# exactly why authors write ``Stra\ss e``; we do the same for these.
-_LETTERS: dict[str, str] = {
-    "i": "ı", "j": "ȷ", "ss": "ß", "SS": "SS", "o": "ø", "O": "Ø", "aa": "å", "AA": "Å",
-    "l": "ł", "L": "Ł", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "dh": "ð", "DH": "Ð",
-    "th": "þ", "TH": "Þ", "ng": "ŋ", "NG": "Ŋ", "dj": "đ", "DJ": "Đ",
-}  # fmt: skip
-
-# Control words that produce symbols or words; following spaces are kept because arXiv text is
-# read by humans, not TeX, and "\ldots and" is meant with its space.
-_SYMBOL_WORDS: dict[str, str] = {
-    "ldots": "…", "dots": "…", "textellipsis": "…", "S": "§", "P": "¶", "copyright": "©",
-    "textcopyright": "©", "pounds": "£", "textsterling": "£", "euro": "€", "texteuro": "€",
-    "deg": "°", "textdegree": "°", "degree": "°", "dag": "†", "ddag": "‡", "textdagger": "†",
-    "textdaggerdbl": "‡", "textregistered": "®", "texttrademark": "™", "textmu": "µ",
-    "textbackslash": "\\", "textasciitilde": "~", "textasciicircum": "^", "textless": "<",
-    "textgreater": ">", "textbar": "|", "textendash": "–", "textemdash": "—",
-    "textquoteleft": "‘", "textquoteright": "’", "textquotedblleft": "“",
-    "textquotedblright": "”", "textbullet": "•", "textperiodcentered": "·",
-    "textunderscore": "_", "LaTeX": "LaTeX", "TeX": "TeX", "LaTeXe": "LaTeX2ε",
-    "checkmark": "✓", "textpm": "±", "texttimes": "×",
-}  # fmt: skip
-
-# Escaped single characters: \% \& … and the TeX spacing/no-op control symbols.
-_CONTROL_SYMBOLS: dict[str, str] = {
-    "%": "%", "&": "&", "$": "$", "_": "_", "#": "#", "{": "{", "}": "}", " ": " ",
-    "\n": " ", "\t": " ", ",": "\u2009", ";": " ", ":": " ", "\\": " ", "-": "", "/": "",
-    "@": "", "|": "|",
-}  # fmt: skip
 
 # Commands taking one argument and rendering it with some markup (None: just the content).
 _STYLE_COMMANDS: dict[str, str | None] = {
@@ -95,9 +61,6 @@ _DECLARATIONS: dict[str, str | None] = {
     "footnotesize": None, "small": None, "normalsize": None, "large": None, "Large": None,
     "LARGE": None, "huge": None, "Huge": None,
 }  # fmt: skip
-# Formatting-only commands with no text of their own.
-_NO_OUTPUT = frozenset({"noindent", "relax", "protect", "nobreak", "centering", "xspace"})
-_SPACE_WORDS = frozenset({"par", "newline", "linebreak", "quad", "qquad", "smallskip"})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,7 +75,7 @@ _WS = re.compile(r"\s+")
 _PAR_BREAK = re.compile(r"\n[ \t]|\n[ \t\r\f\v]*\n")
 _SPACES = re.compile(r"[ \t]*")
 _CONTROL = re.compile(r"\\(?:([A-Za-z]+)|(.))", re.S)
-_DASHES = re.compile(r"-{1,3}")
+_SPECIALS = re.compile(r"~|-{1,3}|``?|''?")
 # Bare URLs; trailing sentence punctuation is not part of the URL.
 _URL = re.compile(r"https?://[^\s<>\"{}\\$^`|]*[^\s<>\"{}\\$^`|.,;:!?)\]'’”]")
 _URL_ESCAPES = re.compile(r"\\([_%#&~$])")
@@ -195,29 +158,8 @@ class _Parser:
                 # A stray closing brace at top level: drop it, keep scanning.
             elif c == "$":
                 self._dollar(out)
-            elif c == "~":
-                out.append(Text("\u00a0"))
-                self.pos += 1
-            elif c == "-":
-                m = _DASHES.match(src, self.pos)
-                assert m is not None
-                dashes = m.group()
-                out.append(Text({1: "-", 2: "–", 3: "—"}[len(dashes)]))
-                self.pos = m.end()
-            elif c == "`":
-                if src.startswith("``", self.pos):
-                    out.append(Text("“"))
-                    self.pos += 2
-                else:
-                    out.append(Text("‘"))
-                    self.pos += 1
-            elif c == "'":
-                if src.startswith("''", self.pos):
-                    out.append(Text("”"))
-                    self.pos += 2
-                else:
-                    out.append(Text("’"))
-                    self.pos += 1
+            elif c in "~-`'":
+                self._special(out, c)
             elif c.isspace():
                 m = _WS.match(src, self.pos)
                 assert m is not None
@@ -241,6 +183,18 @@ class _Parser:
                     out.append(Link(url, [Text(url)], has_label=False))
                     self.pos = end
         return out, False
+
+    def _special(self, out: list[Node], c: str) -> None:
+        """A tie (no-break space), a dash run (-, –, —) or TeX quotes (“ ”, and ‘ ’ for a
+        single one, which pylatexenc leaves as ASCII)."""
+        m = _SPECIALS.match(self.src, self.pos)
+        assert m is not None
+        self.pos = m.end()
+        chars = m.group()
+        if chars in ("`", "'"):
+            out.append(Text("‘" if chars == "`" else "’"))
+        else:
+            out.append(Text(symbols.fragment(chars)))
 
     def _skip_spaces(self) -> None:
         m = _SPACES.match(self.src, self.pos)
@@ -296,29 +250,19 @@ class _Parser:
         self.pos = m.end()
         name, sym = m.group(1), m.group(2)
         if sym is not None:
-            if sym in _ACCENTS:
-                self._accent(out, sym)
-            elif sym in _CONTROL_SYMBOLS:
-                out.append(Text(_CONTROL_SYMBOLS[sym]))
-            elif sym == "(":
+            if sym == "(":
                 self._delimited_math(out, _PAREN_BODY, display=False, opener="\\(")
             elif sym == "[":
                 self._delimited_math(out, _BRACKET_BODY, display=True, opener="\\[")
+            elif (combining := symbols.accent(sym)) is not None:
+                self._accent(out, sym, combining)
+            elif (found := symbols.symbol(sym)) is not None:
+                out.append(Text(found.text))
             else:  # unknown control symbol, e.g. a stray "\)": show it
                 out.append(Text("\\" + sym))
             return None
 
-        if name in _LETTERS:
-            self._skip_spaces()
-            out.append(Text(_LETTERS[name]))
-        elif name in _ACCENTS:
-            self._accent(out, name)
-        elif name in _SYMBOL_WORDS:
-            # "\LaTeX{}" / "\ldots{}": the empty group is only there to stop TeX eating spaces.
-            if self.src.startswith("{}", self.pos):
-                self.pos += 2
-            out.append(Text(_SYMBOL_WORDS[name]))
-        elif name in _STYLE_COMMANDS:
+        if name in _STYLE_COMMANDS:
             arg = self._group_arg()
             if arg is None:
                 out.append(Text("\\" + name))
@@ -329,14 +273,18 @@ class _Parser:
             inner, closed = self._seq(in_group=in_group, top=False)
             out.append(Styled(_DECLARATIONS[name], inner))
             return closed
-        elif name == "url":
-            self._url(out)
-        elif name == "href":
-            self._href(out)
-        elif name in _NO_OUTPUT:
-            pass
-        elif name in _SPACE_WORDS:
-            out.append(Text(" "))
+        elif name in ("url", "href"):
+            self._link(out, name)
+        elif (combining := symbols.accent(name)) is not None:
+            self._accent(out, name, combining)
+        elif (found := symbols.symbol(name)) is not None:
+            if found.letter:
+                self._skip_spaces()
+            elif self.src.startswith("{}", self.pos):
+                # "\LaTeX{}" / "\ldots{}": the empty group is only there to stop TeX eating
+                # the space after it.
+                self.pos += 2
+            out.append(Text(found.text))
         else:
             self._unknown(out, name)
         return None
@@ -353,12 +301,13 @@ class _Parser:
             if closed:
                 out.append(Text("}"))
 
-    def _accent(self, out: list[Node], key: str) -> None:
-        combining = _ACCENTS[key]
+    def _accent(self, out: list[Node], key: str, combining: str) -> None:
+        # An accent with nothing to sit on is shown on its own, or as its source.
+        alone = _SPACING_ACCENTS.get(key, "\\" + key)
         self._skip_spaces()
         src = self.src
         if self.pos >= self.n:
-            out.append(Text(_SPACING_ACCENTS[key]))
+            out.append(Text(alone))
             return
         c = src[self.pos]
         if c == "{":
@@ -368,37 +317,31 @@ class _Parser:
             if isinstance(first, Text) and first.text.strip():
                 inner[0] = Text(_apply_accent(first.text.lstrip(), combining))
             else:  # "\'{}" or an accent over maths: show the accent itself
-                out.append(Text(_SPACING_ACCENTS[key]))
+                out.append(Text(alone))
             out.extend(inner)
         elif c == "\\":
             m = _CONTROL.match(src, self.pos)
-            if m is not None and m.group(1) in _LETTERS:
+            letter = symbols.symbol(m.group(1)) if m is not None and m.group(1) else None
+            if m is not None and letter is not None and letter.letter:
                 self.pos = m.end()
                 self._skip_spaces()
-                out.append(Text(_apply_accent(_LETTERS[m.group(1)], combining)))
+                out.append(Text(_apply_accent(letter.text, combining)))
             else:
-                out.append(Text(_SPACING_ACCENTS[key]))
+                out.append(Text(alone))
         elif c in "}$" or c.isspace():
-            out.append(Text(_SPACING_ACCENTS[key]))
+            out.append(Text(alone))
         else:
             self.pos += 1
             out.append(Text(_apply_accent(c, combining)))
 
-    def _url(self, out: list[Node]) -> None:
+    def _link(self, out: list[Node], name: str) -> None:
+        """``\\url{…}`` or ``\\href{…}{text}``; without its {url} the macro is shown as is."""
         raw = self._raw_arg()
         if raw is None:
-            out.append(Text("\\url"))
+            out.append(Text("\\" + name))
             return
         url = _URL_ESCAPES.sub(r"\1", raw).strip()
-        out.append(Link(url, [Text(url)], has_label=False))
-
-    def _href(self, out: list[Node]) -> None:
-        raw = self._raw_arg()
-        if raw is None:
-            out.append(Text("\\href"))
-            return
-        url = _URL_ESCAPES.sub(r"\1", raw).strip()
-        label = self._group_arg()
+        label = self._group_arg() if name == "href" else None
         if label is None:
             out.append(Link(url, [Text(url)], has_label=False))
         else:
