@@ -73,7 +73,11 @@ def _is_letter(text: str) -> bool:
 
 def _takes_argument(name: str) -> bool:
     spec = _ARGUMENTS.get_macro_spec(name)
-    return spec is not None and "{" in spec.args_parser.argspec
+    if spec is not None and "{" in getattr(spec.args_parser, "argspec", "{"):
+        return True
+    # Some text specs use arguments the parser's table does not list (\braket: "⟨%s|%s⟩").
+    text = _CONTEXT.get_macro_spec(name).simplify_repl
+    return isinstance(text, str) and "%" in text
 
 
 @functools.lru_cache(maxsize=4096)  # bounded: macro names come from the feed
