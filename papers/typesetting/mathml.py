@@ -49,20 +49,19 @@ _NAMED_SPACES = {
 _NAMED_SPACES |= {"negative" + k: "-" + v for k, v in _NAMED_SPACES.items()}
 
 
-def _as_text(name: str) -> tuple[re.Pattern[str], str]:
-    """``\\name`` → ``\\text{…}`` with the macro's text from pylatexenc or our overrides."""
+def _as_text(name: str) -> str:
+    """``\\text{…}`` holding the macro's text from pylatexenc or our overrides."""
     found = symbols.symbol(name)
     assert found is not None, name
-    return re.compile(rf"\\{name}(?![A-Za-z])"), "\\text{" + found.text + "}"
+    return "\\text{" + found.text + "}"
 
 
-# Macros latex2mathml does not know but which are common in abstracts; replaced by input that
-# it does handle.  Word boundary: not followed by a letter.
-_MATH_PRE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\\(?:textdegree|degr)(?![A-Za-z])"), "\\degree"),
-    # \AA, and the astronomy (A&A/AAS) angle macros: 0\farcs5 is 0″.5.
-    *(_as_text(name) for name in ("AA", "arcsec", "arcmin", "farcs", "farcm", "fdg")),
-)
+# Macros latex2mathml does not know but which are common in abstracts, and the input it does
+# handle in their place: \AA, and the astronomy (A&A/AAS) angle macros (0\farcs5 is 0″.5).
+_MATH_PRE: dict[str, str] = {"textdegree": "\\degree", "degr": "\\degree"}
+_MATH_PRE |= {name: _as_text(name) for name in ("AA", "arcsec", "arcmin", "farcs", "farcm", "fdg")}
+# One pass for all of them; not followed by a letter, so \degree is not \degr + "ee".
+_MATH_PRE_RE = re.compile(r"\\(" + "|".join(_MATH_PRE) + r")(?![A-Za-z])")
 # \textsc in maths ("\mathrm{H\,\textsc{i}}" for neutral hydrogen): capitals are the closest
 # plain-text rendering of small capitals.
 _MATH_TEXTSC = re.compile(r"\\textsc\s*\{([^{}\\]*)\}")
@@ -303,8 +302,7 @@ def convert_math(tex: str, display: bool) -> str | None:
     """
     prepared = tex
     if "\\" in prepared:
-        for pattern, replacement in _MATH_PRE:
-            prepared = pattern.sub(lambda _m, r=replacement: r, prepared)
+        prepared = _MATH_PRE_RE.sub(lambda m: _MATH_PRE[m.group(1)], prepared)
         prepared = _MATH_TEXTSC.sub(lambda m: "\\text{" + m.group(1).upper() + "}", prepared)
     try:
         root = convert_to_element(prepared, display="block" if display else "inline")

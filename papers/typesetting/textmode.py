@@ -76,6 +76,10 @@ _PAR_BREAK = re.compile(r"\n[ \t]|\n[ \t\r\f\v]*\n")
 _SPACES = re.compile(r"[ \t]*")
 _CONTROL = re.compile(r"\\(?:([A-Za-z]+)|(.))", re.S)
 _SPECIALS = re.compile(r"~|-{1,3}|``?|''?")
+# What they read as: pylatexenc's no-break space, dashes (-, –, —) and double quotes (“ ”); a
+# single quote, which pylatexenc leaves as ASCII, is curled (‘ ’).
+_SPECIAL_TEXT = {chars: symbols.fragment(chars) for chars in ("~", "-", "--", "---", "``", "''")}
+_SPECIAL_TEXT |= {"`": "‘", "'": "’"}
 # Bare URLs; trailing sentence punctuation is not part of the URL.
 _URL = re.compile(r"https?://[^\s<>\"{}\\$^`|]*[^\s<>\"{}\\$^`|.,;:!?)\]'’”]")
 _URL_ESCAPES = re.compile(r"\\([_%#&~$])")
@@ -185,16 +189,11 @@ class _Parser:
         return out, False
 
     def _special(self, out: list[Node], c: str) -> None:
-        """A tie (no-break space), a dash run (-, –, —) or TeX quotes (“ ”, and ‘ ’ for a
-        single one, which pylatexenc leaves as ASCII)."""
+        """A tie, a dash run or TeX quotes."""
         m = _SPECIALS.match(self.src, self.pos)
         assert m is not None
         self.pos = m.end()
-        chars = m.group()
-        if chars in ("`", "'"):
-            out.append(Text("‘" if chars == "`" else "’"))
-        else:
-            out.append(Text(symbols.fragment(chars)))
+        out.append(Text(_SPECIAL_TEXT[m.group()]))
 
     def _skip_spaces(self) -> None:
         m = _SPACES.match(self.src, self.pos)
