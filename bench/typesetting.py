@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from papers import typesetting  # noqa: E402  (needs the sys.path entry above)
+from papers.typesetting import mathml  # noqa: E402
 
 WORDS = [
     "we", "study", "the", "of", "a", "and", "in", "for", "model", "data", "results", "show",
@@ -88,7 +89,7 @@ def main() -> None:
     texts = [abstract(rng) for _ in range(args.count)]
     formulas = sum(t.count("$") // 2 for t in texts)  # approximate ($$ counts double)
 
-    typesetting._convert_math.cache_clear()
+    mathml.convert_math.cache_clear()
     cold = run(texts)
     # Warm: re-typeset a slice whose formulas all fit in the (bounded) formula cache, as when
     # a batch is re-rendered after a version bump.

@@ -111,9 +111,11 @@ class PaperAdmin(admin.ModelAdmin):
         "listings__announce_type",
     ]
     search_fields = ["arxiv_id", "title", "authors_text"]
+    # Rendered from the TeX whenever it is saved (Paper.save): shown, never edited.
     readonly_fields = [
         "title_html",
         "abstract_html",
+        "authors_text",
         "typesetter_version",
         "created_at",
         "modified_at",

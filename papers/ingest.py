@@ -55,23 +55,10 @@ TYPESET_FIELDS = ("title_html", "abstract_html", "authors", "authors_text", "typ
 def typeset_paper(paper: Paper) -> None:
     """Render the paper's TeX (title, abstract, author names) in memory; the caller saves.
 
-    Shared by the ingest and the `retypeset` command, so both render the same way.
+    The model's own method, which save() (the admin) and `retypeset` use too, so every path
+    renders the same way; ingest calls it itself because bulk writes bypass save().
     """
-    from papers import typesetting  # imported late: typesetting pulls in the MathML machinery
-
-    # paragraphs=False: a title is one line even when arXiv wraps it.
-    paper.title_html = typesetting.tex_to_html(paper.title, paragraphs=False)
-    paper.abstract_html = typesetting.tex_to_html(paper.abstract)
-    paper.authors = [
-        {
-            "name": author.get("name", ""),
-            "name_text": typesetting.tex_to_text(author.get("name", "")),
-            "affiliation": author.get("affiliation", ""),
-        }
-        for author in paper.authors
-    ]
-    paper.authors_text = ", ".join(author["name_text"] for author in paper.authors)
-    paper.typesetter_version = typesetting.TYPESETTER_VERSION
+    paper.typeset()
 
 
 def _typesetter_version() -> int:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -163,11 +164,36 @@ class Paper(models.Model):
 
     objects = PaperQuerySet.as_manager()
 
+    #: What a paper is typeset from, and the columns its typesetting writes.
+    TEX_FIELDS = ("title", "abstract", "authors")
+    TYPESET_FIELDS = (
+        "title_html",
+        "abstract_html",
+        "authors",
+        "authors_text",
+        "typesetter_version",
+    )
+
     class Meta:
         ordering = ["-arxiv_id"]
 
     def __str__(self) -> str:
         return f"{self.arxiv_id}v{self.version}"
+
+    def save(self, *args, **kwargs) -> None:
+        # A curator's edit in the admin (or any save) shows typeset at once, on every page:
+        # the post_save signal then invalidates the cached pages.
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None:
+            from .typesetting import TYPESETTER_VERSION
+
+            stale = self.typesetter_version < TYPESETTER_VERSION
+            if stale or self.tex_changed():
+                self.typeset()
+        elif self.tex_changed(update_fields):
+            self.typeset()
+            kwargs["update_fields"] = {*update_fields, *self.TYPESET_FIELDS}
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("papers:paper", args=[self.arxiv_id])
@@ -197,6 +223,62 @@ class Paper(models.Model):
                 errors[name] = NUL_IN_JSON
         if errors:
             raise ValidationError(errors)
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        paper = super().from_db(db, field_names, values)
+        paper._typeset_from = paper._tex_source()
+        return paper
+
+    def _tex_source(self) -> dict[str, object]:
+        """The loaded TeX fields as typesetting reads them (deferred ones are not loaded here:
+        they were not read, so they cannot have been edited)."""
+        deferred = self.get_deferred_fields()
+        source: dict[str, object] = {
+            name: getattr(self, name) for name in ("title", "abstract") if name not in deferred
+        }
+        if "authors" not in deferred:
+            # Names and their renderings; an affiliation is not TeX.
+            source["authors"] = [
+                (author.get("name"), author.get("name_text"))
+                if isinstance(author, dict)
+                else author
+                for author in self.authors or ()
+            ]
+        return source
+
+    def tex_changed(self, fields: Iterable[str] | None = None) -> bool:
+        """Whether the TeX (among ``fields``, by default all of it) differs from what was last
+        loaded or typeset; always true for a paper never typeset in this process."""
+        seen = getattr(self, "_typeset_from", None)
+        if seen is None:
+            return True
+        now = self._tex_source()
+        names = self.TEX_FIELDS if fields is None else set(self.TEX_FIELDS) & set(fields)
+        return any(name in now and (name not in seen or now[name] != seen[name]) for name in names)
+
+    def typeset(self) -> None:
+        """Render the title, abstract and author names into the columns the pages show; the
+        caller saves.  The one place papers are typeset: save() calls it when the TeX changed,
+        and ingest (which writes in bulk, without save()) and `retypeset` call it directly."""
+        # Imported here: typesetting loads pylatexenc and the MathML machinery, which only the
+        # processes that render need.
+        from .typesetting import TYPESETTER_VERSION, tex_to_html, tex_to_text
+
+        # paragraphs=False: a title is one line even when arXiv wraps it.
+        self.title_html = tex_to_html(self.title, paragraphs=False)
+        self.abstract_html = tex_to_html(self.abstract)
+        self.authors = [
+            {
+                "name": author.get("name", ""),
+                "name_text": tex_to_text(author.get("name", "")),
+                "affiliation": author.get("affiliation", ""),
+            }
+            for author in self.authors
+        ]
+        self.authors_text = ", ".join(author["name_text"] for author in self.authors)
+        self.typesetter_version = TYPESETTER_VERSION
+        self._typeset_from = self._tex_source()
 
     @property
     def arxiv_abs_url(self) -> str:

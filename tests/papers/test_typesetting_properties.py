@@ -10,15 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from papers.typesetting import sanitize, tex_to_html, tex_to_text
+from tests.papers.test_typesetting import ALLOWED_TAGS
 
 EXAMPLES = settings(max_examples=200, deadline=None)
-
-ALLOWED_TAGS = {
-    "p", "em", "strong", "code", "span", "a", "math", "semantics", "annotation", "mrow", "mi",
-    "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac", "msqrt", "mroot",
-    "mstyle", "mtable", "mtr", "mtd", "munder", "mover", "munderover", "mmultiscripts",
-    "mprescripts", "none", "mpadded", "mphantom", "menclose", "merror",
-}  # fmt: skip
 
 
 class _StrictChecker(HTMLParser):

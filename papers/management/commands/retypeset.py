@@ -7,9 +7,9 @@ from django.db import transaction
 from django.utils import timezone
 from tqdm import tqdm
 
-from papers.ingest import TYPESET_FIELDS, typeset_paper
 from papers.models import Paper
 from papers.typesetting import TYPESETTER_VERSION
+from peerrevenue.pagecache import invalidate_pages
 
 
 class Command(BaseCommand):
@@ -40,10 +40,13 @@ class Command(BaseCommand):
                         break
                     now = timezone.now()
                     for paper in batch:
-                        typeset_paper(paper)
+                        paper.typeset()  # as Paper.save() does
                         paper.modified_at = now
-                    Paper.objects.bulk_update(batch, [*TYPESET_FIELDS, "modified_at"])
+                    Paper.objects.bulk_update(batch, [*Paper.TYPESET_FIELDS, "modified_at"])
                 last_pk = batch[-1].pk
                 done += len(batch)
                 bar.update(len(batch))
+        if done:
+            # Bulk updates send no post_save signals: cached pages would show the old HTML.
+            invalidate_pages()
         self.stdout.write(f"Re-typeset {done} papers (typesetter version {TYPESETTER_VERSION}).")
