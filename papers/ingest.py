@@ -49,8 +49,6 @@ logger = logging.getLogger(__name__)
 # Typesetting
 # --------------------------------------------------------------------------------------------
 
-TYPESET_FIELDS = ("title_html", "abstract_html", "authors", "authors_text", "typesetter_version")
-
 
 def typeset_paper(paper: Paper) -> None:
     """Render the paper's TeX (title, abstract, author names) in memory; the caller saves.
@@ -86,7 +84,10 @@ SOURCE_FIELDS = (
     "submitted_at",
     "updated_at",
 )
-WRITTEN_FIELDS = (*SOURCE_FIELDS, *(name for name in TYPESET_FIELDS if name not in SOURCE_FIELDS))
+WRITTEN_FIELDS = (
+    *SOURCE_FIELDS,
+    *(name for name in Paper.TYPESET_FIELDS if name not in SOURCE_FIELDS),
+)
 
 
 @dataclass
