@@ -5,7 +5,7 @@ from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import User
 
 from .forms import EMAIL_TAKEN, RateLimitedAdminAuthenticationForm, email_in_use
-from .models import DigestDelivery, Preferences
+from .models import DigestDelivery, Preferences, SavedSearch
 
 
 @admin.register(Preferences)
@@ -41,3 +41,10 @@ admin.site.unregister(User)
 @admin.register(User)
 class AccountUserAdmin(UserAdmin):
     form = UserChangeFormWithUniqueEmail
+
+
+@admin.register(SavedSearch)
+class SavedSearchAdmin(admin.ModelAdmin):
+    list_display = ["query", "user", "created_at"]
+    search_fields = ["query", "user__username"]
+    raw_id_fields = ["user"]

@@ -17,6 +17,7 @@ from market.tickers import load_tickers
 from papers.models import Listing
 
 from .models import DigestDelivery
+from .saved_searches import saved_search_matches
 
 logger = logging.getLogger(__name__)
 
@@ -68,11 +69,20 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
         if DigestDelivery.objects.filter(user=user, date=date).exists():
             continue
         listings, moves = digest_for(user=user, date=date, tickers=tickers)
-        if not listings and not moves:
+        # Once per paper: one in a watched category is already in the day's list.
+        listed = {listing.paper_id for listing in listings}
+        matches = [
+            match
+            for match in saved_search_matches(user=user, since=date, until=date)
+            if match.paper.pk not in listed
+        ]
+        if not listings and not moves and not matches:
             continue
         try:
             with transaction.atomic():
-                DigestDelivery.objects.create(user=user, date=date, paper_count=len(listings))
+                DigestDelivery.objects.create(
+                    user=user, date=date, paper_count=len(listings) + len(matches)
+                )
         except IntegrityError:
             continue  # another run claimed this user for the day
         context = {
@@ -80,6 +90,7 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
             "date": date,
             "listings": listings,
             "moves": moves,
+            "matches": matches,
             "base_url": base_url.rstrip("/"),
         }
         message = EmailMultiAlternatives(

@@ -34,3 +34,7 @@ class DigestDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"Digest for {self.user} on {self.date}"
+
+
+# Defined with the functions that use it; imported here so that Django finds the model.
+from .saved_searches import SavedSearch  # noqa: E402, F401

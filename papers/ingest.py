@@ -278,7 +278,12 @@ def _insert_papers(papers: list[Paper]) -> None:
     (the cross-list race) surfaces as an IntegrityError, as an INSERT's would.
     """
     quote = connection.ops.quote_name
-    fields = [field for field in Paper._meta.concrete_fields if not field.primary_key]
+    # Generated columns (the search vector) are PostgreSQL's to compute: COPY refuses them.
+    fields = [
+        field
+        for field in Paper._meta.concrete_fields
+        if not field.primary_key and not field.generated
+    ]
     sql = (
         f"COPY {quote(Paper._meta.db_table)} "
         f"({', '.join(quote(field.column) for field in fields)}) FROM STDIN"

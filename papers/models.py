@@ -6,6 +6,8 @@ import unicodedata
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex, OpClass
+from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.expressions import RawSQL
@@ -13,6 +15,7 @@ from django.urls import reverse
 
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
+from . import fulltext
 from .calendar import announced_at
 from .identifiers import validate_archive_code, validate_arxiv_id, validate_category_code
 
@@ -161,6 +164,15 @@ class Paper(models.Model):
     hidden = models.BooleanField(default=False, help_text="Hidden papers appear nowhere.")
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
+    # Computed by PostgreSQL from the typeset text on every write (papers.fulltext), so the
+    # bulk writes of the ingest keep it current without knowing it exists.
+    search_vector = models.GeneratedField(
+        expression=fulltext.search_vector(), output_field=SearchVectorField(), db_persist=True
+    )
+    # Accent-folded, lowercase names and title, for the trigram fallback (typos in names).
+    search_names = models.GeneratedField(
+        expression=fulltext.search_names(), output_field=models.TextField(), db_persist=True
+    )
 
     objects = PaperQuerySet.as_manager()
 
@@ -176,6 +188,13 @@ class Paper(models.Model):
 
     class Meta:
         ordering = ["-arxiv_id"]
+        indexes = [
+            GinIndex(fields=["search_vector"], name="paper_search_vector"),
+            # The fallback for names and typos: trigrams of the accent-folded names and title.
+            GinIndex(OpClass("search_names", name="gin_trgm_ops"), name="paper_search_names"),
+            # Category filters look at every category of a paper, not only the primary.
+            GinIndex(fields=["categories"], opclasses=["jsonb_path_ops"], name="paper_categories"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.arxiv_id}v{self.version}"

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import views
+from . import search_views, views
 from .feeds import CategoryFeed
 from .identifiers import ARXIV_ID as ARXIV_ID_PATTERN
 
@@ -22,4 +22,5 @@ urlpatterns = [
     # Names may hold a slash ("J. Smith/ACME" happens in feeds): the rest of the path is the name.
     path("author/<path:name>/", views.author, name="author"),
     path("archive/<str:archive_code>/", views.archive, name="archive"),
+    path("search/", search_views.search_page, name="search"),
 ]

@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    # Search: index expressions with operator classes, trigram and unaccent lookups.
+    "django.contrib.postgres",
     "django.contrib.syndication",
     "accounts",
     "papers",

@@ -1,9 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from accounts import saved_search_views
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
+    path("searches/", saved_search_views.saved_searches, name="saved_searches"),
+    path("searches/delete/", saved_search_views.delete_saved_search, name="delete_saved_search"),
     path("", include("papers.urls")),
     path("", include("market.urls")),
 ]

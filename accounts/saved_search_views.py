@@ -1,0 +1,87 @@
+"""/searches/: a reader's saved searches and the new papers that match them."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from papers.search import MAX_QUERY_LENGTH
+
+from .saved_searches import (
+    SavedSearch,
+    SavedSearchError,
+    latest_announcement,
+    save_search,
+    saved_search_matches,
+)
+
+# The page shows papers first announced in the last two weeks of announcements.
+RECENT_DAYS = 14
+
+
+class SaveSearchForm(forms.Form):
+    query = forms.CharField(max_length=MAX_QUERY_LENGTH, label="Save a search")
+
+
+@login_required
+def saved_searches(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = SaveSearchForm(request.POST)
+        if form.is_valid():
+            try:
+                saved, created = save_search(user=request.user, text=form.cleaned_data["query"])
+            except SavedSearchError as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(
+                    request,
+                    f"Saved “{saved.query}”: new papers that match it will come to you here, "
+                    "in your stream and in your digest."
+                    if created
+                    else f"You had already saved “{saved.query}”.",
+                )
+        else:
+            for errors in form.errors.values():
+                for error in errors:
+                    messages.error(request, error)
+        return redirect("saved_searches")
+    latest = latest_announcement() or timezone.localdate()
+    since = latest - dt.timedelta(days=RECENT_DAYS - 1)
+    matches = saved_search_matches(user=request.user, since=since)
+    searches = list(SavedSearch.objects.filter(user=request.user))
+    counts = {saved.pk: 0 for saved in searches}
+    for match in matches:
+        match.paper.matched_searches = match.searches
+        for saved in match.searches:
+            counts[saved.pk] += 1
+    for saved in searches:
+        saved.new_matches = counts[saved.pk]
+    context = {
+        "searches": searches,
+        "matches": matches,
+        "since": since,
+        "form": SaveSearchForm(),
+        "nav": "searches",
+    }
+    return render(request, "accounts/saved_searches.html", context)
+
+
+@require_POST
+@login_required
+def delete_saved_search(request: HttpRequest) -> HttpResponse:
+    # The id travels in the form, not the address: addresses never name a user's rows.
+    try:
+        pk = int(request.POST.get("search", ""))
+    except ValueError:
+        raise Http404("There is no such saved search.") from None
+    saved = get_object_or_404(SavedSearch, pk=pk, user=request.user)
+    saved.delete()
+    messages.success(request, f"Deleted the saved search “{saved.query}”.")
+    return redirect("saved_searches")

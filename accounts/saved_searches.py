@@ -1,0 +1,142 @@
+"""Saved searches: a reader keeps a search (words, a phrase, an author), and the new papers
+that match it come to them, on /searches/, in their stream and in their digest.
+
+A paper is "new" for a window of announcement dates when its first announcement as a new
+submission or cross-list falls in the window: a paper is brought once, whatever the number of
+saved searches it matches and of categories it is listed in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.db import IntegrityError, models, transaction
+from django.db.models import Max
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString
+
+from papers import search
+from papers.models import Listing, Paper
+
+MAX_SAVED_SEARCHES = 20
+# Enough for a digest or a page; a saved search that matches more is too broad to read.
+MAX_MATCHES = 200
+
+
+class SavedSearch(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_searches"
+    )
+    query = models.CharField(
+        max_length=search.MAX_QUERY_LENGTH,
+        help_text='As typed on /search/: words, "a phrase", au:name, ti:, abs:, cat:.',
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        app_label = "accounts"
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "query"], name="unique_saved_search")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.query}"
+
+    def get_search_url(self) -> str:
+        return f"{reverse('papers:search')}?{urlencode({'q': self.query})}"
+
+    def parsed(self) -> search.Query:
+        return search.parse(self.query)
+
+
+class SavedSearchError(ValueError):
+    """A search that cannot be saved, with a message the reader can act on."""
+
+
+def save_search(*, user, text: str) -> tuple[SavedSearch, bool]:
+    """Keep a search for the user; returns it and whether it is new.
+
+    Refuses what would never bring anything: an arXiv id (one paper, already out), filters
+    without words, only words too common to search for, and more than MAX_SAVED_SEARCHES.
+    """
+    text = " ".join((text or "").split())
+    if search.arxiv_id_in(text):
+        raise SavedSearchError("An arXiv id is one paper: save words, a phrase or an author.")
+    try:
+        query = search.parse(text)
+    except search.SearchError as exc:
+        raise SavedSearchError(str(exc)) from None
+    if not query.has_text:
+        raise SavedSearchError(
+            'Save words, a "phrase" or an author (au:name), so that new papers can match it.'
+        )
+    existing = SavedSearch.objects.filter(user=user, query=text).first()
+    if existing:
+        return existing, False
+    if query.words and not query.authors and not search.has_lexemes(query.words):
+        raise SavedSearchError("Those words are too common to match anything: be more specific.")
+    if SavedSearch.objects.filter(user=user).count() >= MAX_SAVED_SEARCHES:
+        raise SavedSearchError(
+            f"You can keep {MAX_SAVED_SEARCHES} saved searches; delete one to save another."
+        )
+    try:
+        with transaction.atomic():
+            return SavedSearch.objects.create(user=user, query=text), True
+    except IntegrityError:  # the same search saved twice at once (a double click)
+        return SavedSearch.objects.get(user=user, query=text), False
+
+
+@dataclass
+class SavedMatch:
+    """A new paper matching one or more of a reader's saved searches, marked for display."""
+
+    paper: Paper
+    date: dt.date  # its first announcement
+    searches: list[SavedSearch]
+    title_text: str  # the title as plain text, the matched words between *asterisks*
+    title_marked: SafeString  # the title as plain text in HTML, the matched words in <mark>
+
+
+def saved_search_matches(
+    *, user, since: dt.date, until: dt.date | None = None, limit: int = MAX_MATCHES
+) -> list[SavedMatch]:
+    """New papers (first announced from ``since`` to ``until``) matching any of the user's
+    saved searches, newest first, each once, with the searches it matches and its matched
+    words marked (``search_title``, ``search_authors``, ``search_snippet`` as on /search/).
+
+    Three queries whatever the number of searches: the searches, the papers (see
+    papers.search.new_matches) and their categories' names.
+    """
+    searches = []
+    for saved in SavedSearch.objects.filter(user=user):
+        try:
+            searches.append((saved, saved.parsed()))
+        except search.SearchError:
+            continue  # saved under older rules; it stays listed for the reader to delete
+    papers = search.new_matches(
+        queries=[query for _, query in searches], since=since, until=until, limit=limit
+    )
+    return [
+        SavedMatch(
+            paper=paper,
+            date=paper.announced,
+            searches=[searches[i][0] for i in paper.matched_queries],
+            title_text=(
+                search.headline_text(getattr(paper, "title_headline", None)) or paper.title_text
+            ),
+            title_marked=(
+                search.headline_html(getattr(paper, "title_headline", None))
+                or escape(paper.title_text)
+            ),
+        )
+        for paper in papers
+    ]
+
+
+def latest_announcement() -> dt.date | None:
+    return Listing.objects.aggregate(latest=Max("date"))["latest"]

@@ -1,0 +1,81 @@
+"""The database side of paper search: the text search configuration and SQL functions that
+migration 0005 creates, as expressions the model and papers.search share.
+
+The index is built by PostgreSQL itself, from columns the ingest already writes (the typeset
+title and abstract, the rendered author names), as a stored generated column. So no writer
+(ingest, admin, retypeset, a bulk update) can forget to refresh it, and no Python runs per row.
+"""
+
+from __future__ import annotations
+
+from django.contrib.postgres.search import SearchQueryCombinable, SearchQueryField, SearchVector
+from django.db.models import BooleanField, F, FloatField, Func, TextField
+
+# `english` with accents folded (unaccent) before stemming, on both the documents and the
+# queries: "Dagli" finds "Dağlı", "Schrodinger" finds "Schrödinger".
+CONFIG = "english_unaccent"
+
+
+class SearchText(Func):
+    """Readable text of stored, typeset HTML: tags and the TeX annotations of formulas dropped,
+    the formulas' symbols kept as words, entities decoded (``paper_search_text`` in SQL)."""
+
+    function = "paper_search_text"
+    output_field = TextField()
+
+
+class SearchNames(Func):
+    """Accent-folded author names and title, what the trigram fallback compares with."""
+
+    function = "paper_search_names"
+    output_field = TextField()
+
+
+class Unaccent(Func):
+    function = "paper_unaccent"
+    output_field = TextField()
+
+
+class WordSimilar(Func):
+    """``needle <% haystack``: some extent of the haystack is trigram-similar to the needle
+    (pg_trgm's word similarity), the operator the trigram GIN index answers."""
+
+    arg_joiner = " <%% "
+    template = "(%(expressions)s)"
+    output_field = BooleanField()
+
+
+class WordSimilarity(Func):
+    function = "word_similarity"
+    output_field = FloatField()
+
+
+class WeightedQuery(SearchQueryCombinable, Func):
+    """A tsquery whose every lexeme must be found with the given weight: ``'lamport':B``
+    matches Lamport among the authors only. The GIN index answers it like any tsquery, and
+    nothing is copied per row (as ``ts_filter`` on the vector would)."""
+
+    # Each quoted lexeme of the query's text form ('...', a quote inside doubled) gets the label.
+    template = (
+        "regexp_replace((%(expressions)s)::text, '''(?:[^'']|'''')*''', '\\&:%(weight)s', "
+        "'g')::tsquery"
+    )
+    output_field = SearchQueryField()
+
+    def __init__(self, query, *, weight: str) -> None:
+        if weight not in ("A", "B", "C", "D"):
+            raise ValueError(weight)
+        super().__init__(query, weight=weight)
+
+
+def search_vector() -> SearchVector:
+    """Title weight A, authors B, abstract C: a title match ranks above an abstract match."""
+    return (
+        SearchVector(SearchText(F("title_html")), config=CONFIG, weight="A")
+        + SearchVector("authors_text", config=CONFIG, weight="B")
+        + SearchVector(SearchText(F("abstract_html")), config=CONFIG, weight="C")
+    )
+
+
+def search_names() -> SearchNames:
+    return SearchNames(F("authors_text"), F("title_html"))

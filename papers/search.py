@@ -1,0 +1,633 @@
+"""Paper search: what a reader types, parsed into a query, and the QuerySets that answer it.
+
+The words go to PostgreSQL's ``websearch_to_tsquery`` (phrases in quotes, ``-word``, ``or``),
+which accepts any text without a syntax error, against the stored search vector (title A,
+authors B, abstract C; see papers.fulltext). ``au:``, ``ti:`` and ``abs:`` restrict words to one
+part; ``cat:`` and the form's filters restrict the papers. When nothing matches, a trigram
+search over the accent-folded names and titles catches misspellings ("Lamprt").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import html
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.core.exceptions import ValidationError
+from django.core.paginator import Page, Paginator
+from django.db import OperationalError, connection, transaction
+from django.db.models import (
+    BooleanField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Func,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
+from django.utils.functional import cached_property
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from . import fulltext
+from .identifiers import ARXIV_ID, validate_category_code
+from .models import Category, Listing, Paper
+
+MAX_QUERY_LENGTH = 300
+RESULTS_PER_PAGE = 25
+# Counting every match of a common word costs as much as finding them; past this many the page
+# says "more than" and the reader narrows the search.
+MAX_COUNTED = 1000
+# Past MAX_COUNTED matches, ranking looks at the matches among this many newest papers.
+RECENT_PAPERS = 5_000
+MAX_PREFIXES = 10
+SIMILARITY_THRESHOLD = 0.5
+SIMILARITY_TIMEOUT_MS = 300
+# Words shorter than this have too few trigrams to tell names apart.
+MIN_SIMILAR_WORD = 4
+
+# ts_headline marks matches with these (private-use code points, absent from real text), so
+# the text around them can be escaped before they become <mark> elements.
+_START, _STOP = "\ue000", "\ue001"
+
+_PREFIX = re.compile(r'(?<!\S)(au|ti|abs|cat):("[^"]*"?|\S*)', re.IGNORECASE)
+_ARXIV_ID = re.compile(
+    rf"""\s*(?:
+        (?:arxiv:\s*)?(?P<bare>{ARXIV_ID})(?:v\d+)?
+      | (?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/
+        (?P<url>{ARXIV_ID})(?:v\d+)?(?:\.pdf)?/?(?:[?#]\S*)?
+    )\s*""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Characters no search needs and PostgreSQL cannot take (NUL) or that only hide text.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class SearchError(ValueError):
+    """A search that cannot run, with a message the reader can act on."""
+
+
+@dataclass(frozen=True)
+class Query:
+    words: str = ""
+    authors: tuple[str, ...] = ()
+    titles: tuple[str, ...] = ()
+    abstracts: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+
+    @property
+    def has_text(self) -> bool:
+        return bool(self.words or self.authors or self.titles or self.abstracts)
+
+    def text_parts(self) -> list[tuple[str, str | None]]:
+        """(websearch text, weight it is restricted to or None), one per part of the query."""
+        parts: list[tuple[str, str | None]] = [(self.words, None)] if self.words else []
+        for values, weight in ((self.titles, "a"), (self.authors, "b"), (self.abstracts, "c")):
+            parts.extend((value, weight) for value in values)
+        return parts
+
+    @property
+    def plain_words(self) -> str:
+        """The free words without websearch operators, e.g. to look up market terms."""
+        return _plain(self.words)
+
+    def fallback_text(self) -> str:
+        """The words to compare by trigrams when nothing matches: free words and names,
+        without the websearch operators."""
+        words = _plain(" ".join([self.words, *self.authors, *self.titles])).split()
+        return " ".join(word for word in words if len(word) >= MIN_SIMILAR_WORD)
+
+
+def _plain(text: str) -> str:
+    text = re.sub(r'(?<!\S)-\S*|"|\bor\b', " ", text, flags=re.IGNORECASE)
+    return " ".join(text.split())
+
+
+def arxiv_id_in(text: str) -> str | None:
+    """The arXiv id when the whole text is one (``2611.01234v2``, ``arXiv:cs/0101001``, an
+    arxiv.org abs/pdf/html address), else None."""
+    match = _ARXIV_ID.fullmatch(text or "")
+    if not match:
+        return None
+    return match.group("bare") or match.group("url")
+
+
+def find_paper(arxiv_id: str) -> Paper | None:
+    """The visible paper with that id, however the reader cased it."""
+    papers = Paper.objects.visible()
+    paper = papers.filter(arxiv_id=arxiv_id).first()
+    if paper is None and any(c.isalpha() for c in arxiv_id):  # old style: math.GT/0309136
+        paper = papers.filter(arxiv_id__iexact=arxiv_id).first()
+    return paper
+
+
+def parse(
+    text: str,
+    *,
+    categories: Iterable[str] = (),
+    date_from: dt.date | None = None,
+    date_to: dt.date | None = None,
+) -> Query:
+    """Split what the reader typed into free words and ``au:``/``ti:``/``abs:``/``cat:`` parts.
+
+    A prefix takes one word or a quoted phrase: ``au:lamport``, ``ti:"byzantine agreement"``.
+    Raises SearchError for what cannot be searched, saying why.
+    """
+    text = text or ""
+    if "\x00" in text:
+        raise SearchError("Your search contains a NUL character; remove it and search again.")
+    text = _CONTROL.sub(" ", text).strip()
+    if len(text) > MAX_QUERY_LENGTH:
+        raise SearchError(
+            f"Your search is {len(text)} characters long; searches can be at most "
+            f"{MAX_QUERY_LENGTH}. Keep the words that matter most."
+        )
+    found: dict[str, list[str]] = {"au": [], "ti": [], "abs": [], "cat": []}
+    prefixes = list(_PREFIX.finditer(text))
+    if len(prefixes) > MAX_PREFIXES:
+        raise SearchError(f"Use at most {MAX_PREFIXES} au:, ti:, abs: or cat: parts in a search.")
+    for match in prefixes:
+        prefix, value = match.group(1).lower(), match.group(2)
+        if not value.strip('"').strip():
+            raise SearchError(
+                f"“{prefix}:” needs something right after it, e.g. "
+                + {
+                    "au": 'au:lamport or au:"leslie lamport"',
+                    "ti": 'ti:consensus or ti:"byzantine agreement"',
+                    "abs": "abs:gossip",
+                    "cat": "cat:cs.DC",
+                }[prefix]
+                + "."
+            )
+        if prefix == "cat":
+            value = value.strip('"')
+        elif value.startswith('"') and not value.endswith('"'):
+            value += '"'  # a phrase left open at the end of the search
+        found[prefix].append(value)
+    words = " ".join(_PREFIX.sub(" ", text).split())
+    all_categories = [*categories, *found["cat"]]
+    for code in all_categories:
+        try:
+            validate_category_code(code)
+        except ValidationError:
+            raise SearchError(
+                f"“{code}” is not an arXiv category code; use one like cs.DC or math.GT."
+            ) from None
+    if date_from and date_to and date_from > date_to:
+        raise SearchError("The “from” date is after the “to” date; swap them.")
+    return Query(
+        words=words,
+        authors=tuple(found["au"]),
+        titles=tuple(found["ti"]),
+        abstracts=tuple(found["abs"]),
+        categories=tuple(dict.fromkeys(all_categories)),
+        date_from=date_from,
+        date_to=date_to,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# QuerySets
+# --------------------------------------------------------------------------------------------
+
+
+class _Matches(Func):
+    """``vector @@ query``, usable inside filters and conditional expressions."""
+
+    arg_joiner = " @@ "
+    template = "(%(expressions)s)"
+    output_field = BooleanField()
+
+
+def tsquery(text: str) -> SearchQuery:
+    return SearchQuery(text, config=fulltext.CONFIG, search_type="websearch")
+
+
+def _combined(query: Query):
+    """One tsquery for the whole query: every part, prefixed parts labelled with the weight of
+    their field (title A, authors B, abstract C)."""
+    combined = None
+    for text, weight in query.text_parts():
+        part = tsquery(text)
+        if weight:
+            part = fulltext.WeightedQuery(part, weight=weight.upper())
+        combined = part if combined is None else combined & part
+    return combined
+
+
+def match_condition(query: Query) -> Q | None:
+    """The text condition of a query on papers: one ``@@`` the GIN index answers."""
+    combined = _combined(query)
+    return None if combined is None else Q(_Matches(F("search_vector"), combined))
+
+
+def _in_categories(query: Query) -> Q:
+    any_category = Q()
+    for code in query.categories:
+        any_category |= Q(categories__contains=[code])
+    return any_category
+
+
+def condition(query: Query) -> Q:
+    """What a paper must satisfy to match, dates aside: the words and the categories. Several
+    queries' conditions can be OR-ed into one query (saved searches)."""
+    text = match_condition(query)
+    return (text if text is not None else Q()) & _in_categories(query)
+
+
+def _filtered(papers: QuerySet[Paper], query: Query) -> QuerySet[Paper]:
+    papers = papers.filter(hidden=False)
+    if query.categories:
+        papers = papers.filter(_in_categories(query))
+    if query.date_from or query.date_to:
+        # Announced in the range: a new submission or a cross-list, in any category.
+        listings = Listing.objects.filter(
+            paper=OuterRef("pk"), announce_type__in=Listing.STREAM_TYPES
+        )
+        if query.date_from:
+            listings = listings.filter(date__gte=query.date_from)
+        if query.date_to:
+            listings = listings.filter(date__lte=query.date_to)
+        papers = papers.filter(Exists(listings))
+    return papers
+
+
+def matching(query: Query, papers: QuerySet[Paper] | None = None) -> QuerySet[Paper]:
+    """Visible papers matching the query, unordered and unannotated (for counts and ids)."""
+    papers = _filtered(Paper.objects.all() if papers is None else papers, query)
+    condition = match_condition(query)
+    return papers.filter(condition) if condition is not None else papers
+
+
+def ranked(query: Query, *, recent: bool = False) -> QuerySet[Paper]:
+    """Matching papers, best first, each with its marked title, authors and abstract snippet
+    (computed by PostgreSQL only for the rows of the page that is read).
+
+    ``recent``: rank only the matches among the newest RECENT_PAPERS papers. A common word
+    matches a third of all papers, and ranking reads the vector of every paper it ranks; the
+    newest papers are a range of the arXiv id index, which PostgreSQL intersects with the text
+    index, so the work stays bounded however large the table grows.
+    """
+    papers = matching(query)
+    combined = _combined(query)
+    if combined is None:  # filters only: newest first
+        return papers.order_by("-arxiv_id")
+    if recent:
+        # Read first, as a value: the planner then knows how narrow the range is.
+        oldest = list(
+            Paper.objects.order_by("-arxiv_id").values_list("arxiv_id", flat=True)[
+                RECENT_PAPERS - 1 : RECENT_PAPERS
+            ]
+        )
+        if oldest:
+            papers = papers.filter(arxiv_id__gte=oldest[0])
+    return (
+        annotate_headlines(papers, combined)
+        .annotate(rank=SearchRank(F("search_vector"), combined))
+        .order_by(F("rank").desc(), F("arxiv_id").desc())
+    )
+
+
+def annotate_headlines(papers: QuerySet[Paper], combined: SearchQuery) -> QuerySet[Paper]:
+    options = {"config": fulltext.CONFIG, "start_sel": _START, "stop_sel": _STOP}
+    return papers.annotate(
+        title_headline=SearchHeadline(
+            fulltext.SearchText(F("title_html")), combined, highlight_all=True, **options
+        ),
+        authors_headline=SearchHeadline("authors_text", combined, highlight_all=True, **options),
+        abstract_headline=SearchHeadline(
+            fulltext.SearchText(F("abstract_html")),
+            combined,
+            max_fragments=2,
+            max_words=30,
+            min_words=12,
+            fragment_delimiter=" … ",
+            **options,
+        ),
+    )
+
+
+def similar_papers(query: Query) -> QuerySet[Paper]:
+    """The fallback: papers whose accent-folded names or title contain something
+    trigram-similar to the query's words ("lamprt" finds Lamport, "Dagli" Dağlı)."""
+    text = query.fallback_text()
+    if not text:
+        return Paper.objects.none()
+    needle = fulltext.Unaccent(Value(text.lower()))
+    names = F("search_names")
+    return (
+        _filtered(Paper.objects.all(), query)
+        .filter(fulltext.WordSimilar(needle, names))
+        .annotate(similarity=fulltext.WordSimilarity(needle, names))
+        .order_by(F("similarity").desc(), F("arxiv_id").desc())
+    )
+
+
+def has_lexemes(text: str) -> bool:
+    """Whether the words leave anything to search for once stop words are dropped."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT numnode(websearch_to_tsquery(%s::regconfig, %s))", [fulltext.CONFIG, text]
+        )
+        return cursor.fetchone()[0] > 0
+
+
+def _first_announced_in(*, since: dt.date, until: dt.date | None) -> Q:
+    stream = Listing.objects.filter(paper=OuterRef("pk"), announce_type__in=Listing.STREAM_TYPES)
+    in_window = stream.filter(date__gte=since)
+    if until is not None:
+        in_window = in_window.filter(date__lte=until)
+    return Q(Exists(in_window)) & ~Q(Exists(stream.filter(date__lt=since)))
+
+
+def new_matches(
+    *, queries: Sequence[Query], since: dt.date, until: dt.date | None = None, limit: int = 200
+) -> list[Paper]:
+    """Papers first announced (new or cross-list) from ``since`` to ``until`` that match any
+    of the queries, newest first, each once: what saved searches bring to a reader.
+
+    Each paper gets ``announced`` (its first announcement), ``matched_queries`` (indexes into
+    ``queries``), the marks of mark() and the label of label_categories(). One query for the
+    papers, whatever the number of queries: their conditions are OR-ed, each one's result is a
+    column, and PostgreSQL marks the words of all of them.
+    """
+    if not any(query.has_text for query in queries):
+        return []
+    any_query = Q()
+    flags = {}
+    combined: SearchQuery | None = None
+    for i, query in enumerate(queries):
+        if not query.has_text:  # filters alone would bring every paper of a category
+            flags[f"matched_{i}"] = Value(False)
+            continue
+        any_query |= condition(query)
+        flags[f"matched_{i}"] = ExpressionWrapper(condition(query), output_field=BooleanField())
+        for text, _weight in query.text_parts():
+            combined = tsquery(text) if combined is None else combined | tsquery(text)
+    first = (
+        Listing.objects.filter(paper=OuterRef("pk"), announce_type__in=Listing.STREAM_TYPES)
+        .values("paper")
+        .annotate(first=Min("date"))
+        .values("first")[:1]
+    )
+    papers = (
+        Paper.objects.filter(hidden=False)
+        .filter(_first_announced_in(since=since, until=until))
+        .filter(any_query)
+        .annotate(**flags, announced=Subquery(first))
+        .order_by("-announced", "arxiv_id")
+    )
+    papers = list(annotate_headlines(papers, combined)[:limit])
+    for paper in papers:
+        paper.matched_queries = [i for i in range(len(queries)) if getattr(paper, f"matched_{i}")]
+    mark(papers)
+    label_categories(papers)
+    return papers
+
+
+# --------------------------------------------------------------------------------------------
+# Marks
+# --------------------------------------------------------------------------------------------
+
+
+def marked_words(*headlines: str | None) -> set[str]:
+    """The words PostgreSQL marked in the headlines, as they are written in the text."""
+    words: set[str] = set()
+    for headline in headlines:
+        if headline:
+            words.update(re.findall(f"{_START}(.*?){_STOP}", headline, re.S))
+    return {word for word in words if word.strip()}
+
+
+def headline_text(headline: str | None, *, marker: str = "*") -> str:
+    """A headline as plain text (an email), the matches between markers: *gossip*."""
+    return (headline or "").replace(_START, marker).replace(_STOP, marker)
+
+
+def headline_html(headline: str | None) -> SafeString:
+    """A headline as HTML: the text escaped, the matches in <mark>."""
+    escaped = escape(headline or "")
+    return mark_safe(escaped.replace(_START, "<mark>").replace(_STOP, "</mark>"))  # noqa: S308
+
+
+def _words_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    words = sorted({w for w in words if w}, key=len, reverse=True)
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def mark_text(text: str, words: Iterable[str]) -> SafeString:
+    """Plain text as HTML with each of the words in <mark>."""
+    pattern = _words_pattern(words)
+    return escape(text) if pattern is None else _marked(text, pattern)
+
+
+def _marked(text: str, pattern: re.Pattern[str]) -> SafeString:
+    parts, position = [], 0
+    for match in pattern.finditer(text):
+        parts += [escape(text[position : match.start()]), f"<mark>{escape(match[0])}</mark>"]
+        position = match.end()
+    parts.append(escape(text[position:]))
+    return mark_safe("".join(parts))  # noqa: S308 - every piece of text is escaped
+
+
+_TOKEN = re.compile(r"<[^>]*>|[^<]+")
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w:-]*)")
+# Never marked inside: formulas and code (whose text is not words). Inside a link is fine: the
+# abstract's market terms are links, and a search for one marks it.
+_OPAQUE = {"math", "code"}
+
+
+def mark_html(markup: str, words: Iterable[str]) -> SafeString:
+    """Stored, sanitised HTML with each of the words in <mark>, outside formulas and links."""
+    pattern = _words_pattern(words)
+    if pattern is None or not markup:
+        return mark_safe(markup)  # noqa: S308 - the input is the stored, sanitised HTML
+    out: list[str] = []
+    opaque = 0
+    for token in _TOKEN.findall(markup):
+        if token.startswith("<"):
+            tag = _TAG.match(token)
+            if tag and tag.group(2).lower() in _OPAQUE and not token.endswith("/>"):
+                opaque += -1 if tag.group(1) else 1
+            out.append(token)
+        elif opaque > 0:
+            out.append(token)
+        else:
+            out.append(_marked(html.unescape(token), pattern))
+    return mark_safe("".join(out))  # noqa: S308 - tags as stored, text escaped by mark_text
+
+
+@dataclass
+class Marks:
+    """What a result shows marked: its title, short authors, abstract and a snippet."""
+
+    title: SafeString
+    authors: SafeString
+    snippet: SafeString | None = None
+    words: set[str] = field(default_factory=set)
+
+
+def marks_for(paper: Paper) -> Marks:
+    """Marks from the headlines ``ranked()`` annotated on the paper."""
+    title_headline = getattr(paper, "title_headline", None)
+    authors_headline = getattr(paper, "authors_headline", None)
+    abstract_headline = getattr(paper, "abstract_headline", None)
+    words = marked_words(title_headline, authors_headline, abstract_headline)
+    snippet = headline_html(abstract_headline) if _START in (abstract_headline or "") else None
+    return Marks(
+        title=mark_html(paper.title_html or escape(paper.title), words),
+        authors=mark_text(paper.short_authors, words),
+        snippet=snippet,
+        words=words,
+    )
+
+
+def label_categories(papers: Iterable[Paper]) -> None:
+    """Set ``search_category`` on each paper, its label in a list of results as in the
+    listings: the primary category's code and name (one query)."""
+    papers = list(papers)
+    codes = {paper.primary_category for paper in papers}
+    names = dict(Category.objects.filter(code__in=codes).values_list("code", "name"))
+    for paper in papers:
+        code = paper.primary_category
+        paper.search_category = SimpleNamespace(code=code, name=names.get(code, code))
+
+
+def _fold(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.lower().replace("ı", "i"))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def mark_similar(papers: Iterable[Paper], text: str) -> None:
+    """Mark, in the fallback's results, the words of names and titles that resemble the
+    query's words ("Lamport" for "Lamprt"): PostgreSQL marks only exact matches."""
+    wanted = [_fold(word) for word in re.findall(r"\w+", text) if len(word) > 2]
+    for paper in papers:
+        words = {
+            word
+            for word in re.findall(r"\w+", f"{paper.short_authors} {paper.title_text}")
+            if any(
+                difflib.SequenceMatcher(None, _fold(word), target).ratio() >= 0.75
+                for target in wanted
+            )
+        }
+        paper.search_title = mark_html(paper.title_html or escape(paper.title), words)
+        paper.search_authors = mark_text(paper.short_authors, words)
+
+
+def mark(papers: Iterable[Paper]) -> None:
+    """Set ``search_title``, ``search_authors``, ``search_snippet`` and ``search_words`` (for
+    the abstract, marked in the template after its market terms) on each paper, for
+    templates/includes/paper_item.html."""
+    for paper in papers:
+        marks = marks_for(paper)
+        paper.search_title = marks.title
+        paper.search_authors = marks.authors
+        paper.search_snippet = marks.snippet
+        paper.search_words = sorted(marks.words)
+
+
+# --------------------------------------------------------------------------------------------
+# A page of results
+# --------------------------------------------------------------------------------------------
+
+
+def count_capped(papers: QuerySet[Paper]) -> int:
+    """How many papers, counting no further than MAX_COUNTED + 1: a lean query (no ranking,
+    no headlines) that stops early on a common word."""
+    return papers.order_by()[: MAX_COUNTED + 1].count()
+
+
+class _CappedPaginator(Paginator):
+    """Pages over at most MAX_COUNTED results, from a count made beforehand."""
+
+    def __init__(self, object_list, per_page, *, found: int) -> None:
+        super().__init__(object_list, per_page)
+        self.found = found
+
+    @cached_property
+    def count(self) -> int:
+        return min(self.found, MAX_COUNTED)
+
+
+@dataclass
+class Results:
+    page: Page
+    found: int  # at most MAX_COUNTED + 1
+    similar: bool = False  # the trigram fallback's results, nothing matched exactly
+    only_common_words: bool = False
+
+    @property
+    def more_than_counted(self) -> bool:
+        return self.found > MAX_COUNTED
+
+
+def results(query: Query, *, page: str | int | None = 1) -> Results:
+    """One page of results, with a constant number of queries: the count, at most one more
+    count and a check of the words when nothing matched, then the page itself."""
+    found = count_capped(matching(query))
+    if found or not query.has_text:
+        papers = ranked(query, recent=found > MAX_COUNTED)
+        current = _CappedPaginator(papers, RESULTS_PER_PAGE, found=found).get_page(page)
+        current.object_list = list(current.object_list)
+        mark(current.object_list)
+        return Results(page=current, found=found)
+    similar = _similar_results(query, page=page) if query.fallback_text() else None
+    if similar is not None:
+        return similar
+    only_common_words = bool(query.words) and not has_lexemes(query.words)
+    empty = _CappedPaginator(Paper.objects.none(), RESULTS_PER_PAGE, found=0).get_page(1)
+    return Results(page=empty, found=0, only_common_words=only_common_words)
+
+
+def _similar_results(query: Query, *, page: str | int | None) -> Results | None:
+    """The trigram fallback's page, or None when nothing is similar (or too vague to tell)."""
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            # pg_trgm's default threshold (0.6) misses one wrong letter in a surname ("Lamprt").
+            # A vague needle can make most rows candidates: the timeout bounds the worst case,
+            # and then the page says nothing matched. Local settings last until the end of the
+            # transaction, which may be a caller's: they are put back before leaving (a
+            # timeout rolls the savepoint back, and them with it).
+            cursor.execute(
+                # (The threshold exists once pg_trgm is loaded in the session: 0.6 until then.)
+                "SELECT coalesce(current_setting('pg_trgm.word_similarity_threshold', true), "
+                "'0.6'), current_setting('statement_timeout'), "
+                "set_config('pg_trgm.word_similarity_threshold', %s, true), "
+                "set_config('statement_timeout', %s, true)",
+                [str(SIMILARITY_THRESHOLD), str(SIMILARITY_TIMEOUT_MS)],
+            )
+            threshold, timeout = cursor.fetchone()[:2]
+            papers = similar_papers(query)
+            found = count_capped(papers)
+            current = None
+            if found:
+                paginator = _CappedPaginator(papers, RESULTS_PER_PAGE, found=found)
+                current = paginator.get_page(page)
+                current.object_list = list(current.object_list)
+            cursor.execute(
+                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true), "
+                "set_config('statement_timeout', %s, true)",
+                [threshold, timeout],
+            )
+    except OperationalError:  # the timeout
+        return None
+    if current is None:
+        return None
+    mark_similar(current.object_list, query.fallback_text())
+    return Results(page=current, found=found, similar=True)

@@ -1,0 +1,341 @@
+"""Paper search as a reader uses it: /search/?q=… from the box in the header."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from django.urls import reverse
+
+from papers import search as search_module
+from papers.models import Category
+from tests.factories import list_paper, make_paper
+
+pytestmark = pytest.mark.django_db
+
+DAY = dt.date(2026, 11, 2)
+
+
+def search(client, q: str = "", **params):
+    return client.get(reverse("papers:search"), {"q": q, **params})
+
+
+def result_ids(response) -> list[str]:
+    """arXiv ids of the results, in page order."""
+    return re.findall(r'<li class="paper" id="([^"]+)"', response.content.decode())
+
+
+def test_every_page_has_the_search_box(client, cs_dc):
+    page = client.get(reverse("papers:category", args=["cs.DC"])).content.decode()
+    assert 'role="search"' in page
+    assert f'action="{reverse("papers:search")}"' in page
+
+
+def test_a_title_match_ranks_above_an_abstract_only_match(client):
+    abstract_only = make_paper(
+        arxiv_id="2611.00001",
+        title="Notes on distributed systems",
+        abstract="Gossip protocols spread rumours. Gossip is cheap, and gossip is robust.",
+    )
+    in_title = make_paper(
+        arxiv_id="2611.00002",
+        title="Gossip in dynamic networks",
+        abstract="We study how rumours spread.",
+    )
+    make_paper(arxiv_id="2611.00003", title="Consensus", abstract="Nothing about rumours.")
+
+    response = search(client, "gossip")
+
+    assert response.status_code == 200
+    assert result_ids(response) == [in_title.arxiv_id, abstract_only.arxiv_id]
+    page = response.content.decode()
+    assert "<mark>Gossip</mark> in dynamic networks" in page
+    assert "2 papers match" in page
+
+
+def test_phrases_and_exclusion(client):
+    phrase = make_paper(arxiv_id="2611.00011", title="Byzantine agreement in practice")
+    scattered = make_paper(
+        arxiv_id="2611.00012",
+        title="Agreement on Byzantine generals",
+        abstract="Agreement is hard.",
+    )
+    blockchain = make_paper(
+        arxiv_id="2611.00013",
+        title="Byzantine agreement for blockchain ledgers",
+    )
+
+    assert result_ids(search(client, '"byzantine agreement"')) == [
+        blockchain.arxiv_id,
+        phrase.arxiv_id,
+    ]
+    assert set(result_ids(search(client, "byzantine agreement"))) == {
+        phrase.arxiv_id,
+        scattered.arxiv_id,
+        blockchain.arxiv_id,
+    }
+    assert result_ids(search(client, '"byzantine agreement" -blockchain')) == [phrase.arxiv_id]
+    assert set(result_ids(search(client, "ledgers or generals"))) == {
+        scattered.arxiv_id,
+        blockchain.arxiv_id,
+    }
+
+
+def test_author_title_and_abstract_prefixes(client):
+    by_lamport = make_paper(
+        arxiv_id="2611.00021",
+        title="Time, clocks and ordering",
+        authors=["Leslie Lamport"],
+    )
+    about_lamport = make_paper(
+        arxiv_id="2611.00022",
+        title="Lamport clocks revisited",
+        abstract="We revisit logical time.",
+        authors=["Nancy Lynch"],
+    )
+    in_abstract = make_paper(
+        arxiv_id="2611.00023",
+        title="Vector time",
+        abstract="Unlike Lamport clocks, vector clocks capture causality.",
+        authors=["Colin Fidge"],
+    )
+
+    assert result_ids(search(client, "au:lamport")) == [by_lamport.arxiv_id]
+    assert result_ids(search(client, 'au:"leslie lamport"')) == [by_lamport.arxiv_id]
+    assert result_ids(search(client, "ti:lamport")) == [about_lamport.arxiv_id]
+    assert result_ids(search(client, "abs:lamport")) == [in_abstract.arxiv_id]
+    assert result_ids(search(client, "clocks au:fidge")) == [in_abstract.arxiv_id]
+    assert "<mark>Lamport</mark>" in search(client, "au:lamport").content.decode()
+
+
+def test_category_filter_includes_cross_lists(client):
+    primary = make_paper(arxiv_id="2611.00031", title="Sharded ledgers", primary="cs.DC")
+    cross = make_paper(
+        arxiv_id="2611.00032",
+        title="Learning sharded ledgers",
+        primary="cs.LG",
+        categories=["cs.LG", "cs.DC"],
+    )
+    elsewhere = make_paper(
+        arxiv_id="2611.00033",
+        title="Sharded ledgers for databases",
+        primary="cs.DB",
+        categories=["cs.DB"],
+    )
+
+    assert set(result_ids(search(client, "ledgers", category="cs.DC"))) == {
+        primary.arxiv_id,
+        cross.arxiv_id,
+    }
+    assert result_ids(search(client, "ledgers cat:cs.DB")) == [elsewhere.arxiv_id]
+    assert set(result_ids(search(client, "cat:cs.LG"))) == {cross.arxiv_id}
+
+
+def test_date_range_filter_uses_announcement_dates(client, cs_dc):
+    early = make_paper(arxiv_id="2611.00041", title="Early consensus")
+    late = make_paper(arxiv_id="2611.00042", title="Late consensus")
+    list_paper(early, category=cs_dc, date=DAY)
+    list_paper(late, category=cs_dc, date=DAY + dt.timedelta(days=7))
+
+    assert result_ids(search(client, "consensus", since="2026-11-05")) == [late.arxiv_id]
+    assert result_ids(search(client, "consensus", until="2026-11-05")) == [early.arxiv_id]
+    both = search(client, "consensus", since="2026-11-01", until="2026-11-30")
+    assert set(result_ids(both)) == {early.arxiv_id, late.arxiv_id}
+
+
+def test_accents_are_optional_and_misspelled_authors_are_found(client):
+    dagli = make_paper(
+        arxiv_id="2611.00051", title="Quorum systems", authors=[r"Ahmet Da{\u g}l{\i}"]
+    )
+    lamport = make_paper(
+        arxiv_id="2611.00052", title="Paxos made simple", authors=["Leslie Lamport"]
+    )
+
+    response = search(client, "Dagli")
+    assert result_ids(response) == [dagli.arxiv_id]
+    assert "<mark>Dağlı</mark>" in response.content.decode()
+    assert result_ids(search(client, "au:dagli")) == [dagli.arxiv_id]
+    assert result_ids(search(client, "lamport")) == [lamport.arxiv_id]
+
+    misspelled = search(client, "Lamprt")
+    assert result_ids(misspelled) == [lamport.arxiv_id]
+    assert "similar names" in misspelled.content.decode()
+    assert "<mark>Lamport</mark>" in misspelled.content.decode()
+    assert result_ids(search(client, "au:Daglu")) == [dagli.arxiv_id]
+
+
+def test_an_arxiv_id_or_address_goes_straight_to_the_paper(client):
+    paper = make_paper(arxiv_id="2611.00061")
+    old = make_paper(arxiv_id="math.GT/0309136")
+
+    for q in (
+        "2611.00061",
+        " arXiv:2611.00061v2 ",
+        "https://arxiv.org/abs/2611.00061v3",
+        "arxiv.org/pdf/2611.00061.pdf",
+    ):
+        response = search(client, q)
+        assert response.status_code == 302, q
+        assert response.url == paper.get_absolute_url()
+    assert search(client, "math.gt/0309136").url == old.get_absolute_url()
+
+    missing = search(client, "2611.99999")
+    assert missing.status_code == 200
+    assert "https://arxiv.org/abs/2611.99999" in missing.content.decode()
+
+
+def test_tex_is_indexed_as_the_text_it_typesets_to(client):
+    paper = make_paper(
+        arxiv_id="2611.00071",
+        title=r"Sorting in $O(n\log n)$ with \emph{Schr\"odinger} heaps",
+        abstract=r"A \textbf{fast} bound $\mathcal{O}(\sqrt{n})$ for \texttt{merge}.",
+    )
+
+    assert result_ids(search(client, "Schrödinger")) == [paper.arxiv_id]
+    assert result_ids(search(client, "schrodinger heaps")) == [paper.arxiv_id]
+    assert result_ids(search(client, "fast merge")) == [paper.arxiv_id]
+    # TeX commands and the pieces a raw source would leave are not words of the paper.
+    for q in ("emph", "textbf", "mathcal", "sqrt", "texttt"):
+        assert result_ids(search(client, q)) == [], q
+    for q in ("odinger", "nlog"):  # the trigram fallback may suggest it, but no word matches
+        assert not search_module.matching(search_module.parse(q)).exists(), q
+    # The typeset title keeps its formula, and the match is marked outside it.
+    page = search(client, "heaps").content.decode()
+    assert "<math>" in page and "<mark>heaps</mark>" in page
+
+
+def test_hidden_papers_never_appear(client):
+    make_paper(
+        arxiv_id="2611.00081", title="Hidden consensus", authors=["Leslie Lamport"], hidden=True
+    )
+    shown = make_paper(arxiv_id="2611.00082", title="Visible consensus")
+
+    assert result_ids(search(client, "consensus")) == [shown.arxiv_id]
+    assert result_ids(search(client, "au:lamport")) == []
+    assert result_ids(search(client, "Lamprt")) == []  # nor through the fallback
+    assert search(client, "2611.00081").status_code == 200  # no jump to a hidden paper
+
+
+def test_results_are_paged_by_25_keeping_the_query(client):
+    for number in range(1, 28):
+        make_paper(arxiv_id=f"2611.{number:05d}", title=f"Consensus paper {number}")
+
+    first = search(client, "consensus", category="cs.DC")
+    assert len(result_ids(first)) == 25
+    page = first.content.decode()
+    assert "27 papers match" in page
+    assert 'href="?q=consensus&amp;category=cs.DC&amp;page=2"' in page
+
+    second = search(client, "consensus", category="cs.DC", page=2)
+    assert len(result_ids(second)) == 2
+    assert not set(result_ids(first)) & set(result_ids(second))
+    assert len(result_ids(search(client, "consensus", page="zzz"))) == 25
+
+
+def test_no_results_suggest_what_to_try(client):
+    make_paper(title="Consensus")
+
+    page = search(client, "zyxwvut qqqq").content.decode()
+    assert "No papers match" in page
+    assert "Check the spelling" in page
+    assert 'href="/list/cs.DC/"' in page
+
+    common = search(client, "the of and").content.decode()
+    assert "too common" in common
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"q": "consensus " * 100}, "searches can be at most 300"),
+        ({"q": "au:"}, "needs something right after it"),
+        ({"q": "x", "category": "cs/DC"}, "not an arXiv category code"),
+        ({"q": "x", "since": "yesterday"}, "YYYY-MM-DD"),
+        ({"q": "x", "since": "2026-12-01", "until": "2026-11-01"}, "swap them"),
+        ({"q": "x " + "au:x " * 11}, "at most 10"),
+    ],
+)
+def test_bad_input_gets_a_clear_message(client, params, message):
+    response = client.get(reverse("papers:search"), params)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "q",
+    ['"unclosed', "-", "or or or", "!!! && || :* <->", "a:b", "'; drop table", "\\frac{", "((("],
+)
+def test_odd_syntax_never_fails(client, q):
+    make_paper(title="Consensus")
+    assert search(client, q).status_code == 200
+
+
+def test_nul_in_the_query_is_refused_clearly(client):
+    response = search(client, "conse\x00nsus")
+    assert response.status_code == 400
+    assert "NUL" in response.content.decode()
+
+
+def test_the_page_costs_the_same_number_of_queries_however_many_results(
+    client, django_assert_max_num_queries
+):
+    Category.objects.get_or_create(
+        code="cs.DC", defaults={"name": "Distributed Computing", "archive_code": "cs"}
+    )
+    for number in range(1, 41):
+        make_paper(
+            arxiv_id=f"2611.{number:05d}",
+            title=f"Consensus paper {number}",
+            authors=["Ada Lovelace", "Leslie Lamport", "Nancy Lynch", "Barbara Liskov"],
+        )
+    # The count, the page, the page's categories, the market terms the words name, the terms
+    # each result mentions, and the market's term matcher until it is cached.
+    with django_assert_max_num_queries(6):
+        assert len(result_ids(search(client, "consensus"))) == 25
+    with django_assert_max_num_queries(5):
+        assert len(result_ids(search(client, "consensus", page=2))) == 15
+    # Nothing matches exactly: the trigram fallback adds its settings (set, then put back), its
+    # count and the savepoint around them (two statements here, in the test's transaction).
+    with django_assert_max_num_queries(10):
+        assert len(result_ids(search(client, "Lamprt"))) == 25
+
+
+def test_results_show_the_market_terms_they_mention(client):
+    from market.models import Mention, Term
+
+    paper = make_paper(title="Gossip protocols", abstract="Gossip spreads rumours.")
+    term = Term.objects.create(phrase="gossip", aliases=["epidemic protocol"])
+    Mention.objects.create(term=term, paper=paper, date=DAY)
+
+    page = search(client, "rumours").content.decode()
+    assert "Mentions" in page and f'href="{term.get_absolute_url()}"' in page
+    assert "On the market" in search(client, "gossip").content.decode()
+
+
+def test_the_market_finds_terms_by_phrase_or_alias(client):
+    from market.models import Term
+
+    Term.objects.create(phrase="gossip", aliases=["epidemic protocol"])
+    Term.objects.create(phrase="consensus")
+
+    by_alias = client.get(reverse("market:index"), {"q": "epidemic"}).content.decode()
+    assert ">gossip</a>" in by_alias and ">consensus</a>" not in by_alias
+    by_phrase = client.get(reverse("market:index"), {"q": "Gossip"}).content.decode()
+    assert ">gossip</a>" in by_phrase
+
+
+def test_past_the_counted_limit_the_newest_matches_are_ranked(client, monkeypatch):
+    monkeypatch.setattr(search_module, "MAX_COUNTED", 3)
+    monkeypatch.setattr(search_module, "RECENT_PAPERS", 5)
+    old_title_match = make_paper(arxiv_id="2601.00001", title="Gossip first")
+    for number in range(2, 6):
+        make_paper(arxiv_id=f"2611.{number:05d}", title=f"Paper {number}", abstract="On gossip.")
+    newest_title_match = make_paper(arxiv_id="2612.00001", title="Gossip again")
+
+    response = search(client, "gossip")
+
+    ids = result_ids(response)
+    assert ids[0] == newest_title_match.arxiv_id  # ranked first among the newest four
+    assert old_title_match.arxiv_id not in ids
+    assert "More than 3 papers match" in response.content.decode()
