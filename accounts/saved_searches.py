@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString
@@ -136,6 +136,23 @@ def saved_search_matches(
         )
         for paper in papers
     ]
+
+
+def saved_searches_source(*, user) -> Q:
+    """For papers.streams.STREAM_SOURCES: the listings of papers that match any of the
+    user's saved searches, merged into their front page (one query for the searches; the
+    papers are a subquery of the stream's own query)."""
+    condition = Q()
+    for saved in SavedSearch.objects.filter(user=user):
+        try:
+            query = saved.parsed()
+        except search.SearchError:
+            continue
+        if query.has_text:
+            condition |= search.condition(query)
+    if not condition:
+        return Q(pk__in=[])
+    return Q(paper__in=Paper.objects.filter(condition).values("pk"))
 
 
 def latest_announcement() -> dt.date | None:

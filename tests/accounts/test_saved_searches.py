@@ -192,3 +192,16 @@ def test_saved_search_matches_cost_two_queries(reader, cs_dc, django_assert_num_
 
     with django_assert_num_queries(3):  # the searches, the papers, their category names
         assert len(saved_search_matches(user=reader, since=MONDAY)) == 5
+
+
+def test_saved_searches_feed_the_front_page_once_per_paper(client, reader, cs_dc, cs_lg):
+    cs_dc.toggle_watch(reader)
+    watched = announce("Gossip in a watched category", category=cs_dc)
+    found = announce("Federated gossip", category=cs_lg, primary="cs.LG", categories=["cs.LG"])
+    announce("Unrelated learning", category=cs_lg, primary="cs.LG", categories=["cs.LG"])
+    save_search(user=reader, text="gossip")
+    client.force_login(reader)
+
+    ids = result_ids(client.get("/"))
+
+    assert sorted(ids) == sorted([watched.arxiv_id, found.arxiv_id])
