@@ -11,6 +11,16 @@ from django.db.migrations.executor import MigrationExecutor
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def back_to_the_latest_schema():
+    """Leave the database fully migrated: later tests need every migration, not the state
+    this test stopped at."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 def migrate(target: list[tuple[str, str]]):
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
