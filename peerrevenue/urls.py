@@ -6,4 +6,5 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("", include("papers.urls")),
     path("", include("market.urls")),
+    path("", include("accounts.public_urls")),
 ]
