@@ -13,8 +13,8 @@ from market.proposals import take_notices
 class ProposalNoticeMiddleware:
     """A term a trader proposed was listed: say so once, in the page's messages.
 
-    One indexed query per signed-in request (a partial index holds only unseen notices), none
-    for anonymous readers, whose pages come from the page cache.
+    Costs one cache read per signed-in page view and a query only when a proposal was listed;
+    nothing for anonymous readers, whose pages come from the page cache.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 
 from market import networth, stats
-from market.models import Account, Trade
+from market.models import Trade
 
 from .models import Preferences
 
@@ -55,12 +55,12 @@ def trader_page(*, trader, viewer, today: dt.date) -> TraderPage:
         .select_related("term")
         .order_by("-id")[:RECENT_TRADES]
     )
-    account = Account.objects.filter(user=trader).first()
+    portfolio = stats.portfolio(user=trader)
     return TraderPage(
         trader=trader,
         private=False,
-        portfolio=stats.portfolio(user=trader),
+        portfolio=portfolio,
         standing=stats.standing(user=trader),
         trades=trades,
-        worth=networth.net_worth_series(account=account, today=today),
+        worth=networth.net_worth_series(user=trader, today=today, now=portfolio.net_worth),
     )

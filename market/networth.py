@@ -60,17 +60,15 @@ class WorthPoint:
     live: bool = False  # today's figure, computed now rather than snapshotted
 
 
-def net_worth_series(*, account: Account | None, today: dt.date) -> list[WorthPoint]:
-    """The account's daily snapshots, oldest first, ending with today's live figure."""
-    if account is None:
-        return []
+def net_worth_series(*, user, today: dt.date, now: int | None) -> list[WorthPoint]:
+    """The user's daily snapshots before ``today``, oldest first, then ``now`` (their net
+    worth at this moment, µ¢, which the caller has from ``stats.portfolio``) dated today."""
     points = [
         WorthPoint(date, worth)
-        for date, worth in NetWorthSnapshot.objects.filter(account=account, date__lt=today)
+        for date, worth in NetWorthSnapshot.objects.filter(account__user=user, date__lt=today)
         .order_by("date")
         .values_list("date", "net_worth")
     ]
-    now = valued_accounts().filter(pk=account.pk).values_list("net_worth", flat=True).first()
     if now is not None:
         points.append(WorthPoint(today, now, live=True))
     return points

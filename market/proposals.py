@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import QuerySet
@@ -24,6 +25,7 @@ from .highlighting import Matcher, TermRef
 from .models import Term, TermProposal
 
 MAX_WORDS = 6
+NOTICE_FLAG_SECONDS = 60 * 60 * 24 * 60
 
 
 class ProposalRefused(ValueError):
@@ -104,8 +106,19 @@ def mark_listed(*, term: Term) -> list[TermProposal]:
             proposal.term, proposal.listed_at = term, now
             closed.append(proposal)
     for proposal in closed:
-        transaction.on_commit(lambda p=proposal: _mail_proposer(p))
+        transaction.on_commit(lambda p=proposal: _tell_proposer(p))
     return closed
+
+
+def _notice_key(user_id: int) -> str:
+    return f"market:proposal-notice:{user_id}"
+
+
+def _tell_proposer(proposal: TermProposal) -> None:
+    # A flag in the shared cache, so that the check on every signed-in page view costs no
+    # database query; the proposal rows stay the record of what is still to be shown.
+    cache.set(_notice_key(proposal.user_id), True, NOTICE_FLAG_SECONDS)
+    _mail_proposer(proposal)
 
 
 def _mail_proposer(proposal: TermProposal) -> None:
@@ -122,7 +135,15 @@ def _mail_proposer(proposal: TermProposal) -> None:
 
 
 def take_notices(*, user) -> list[TermProposal]:
-    """The user's listed proposals not yet shown as a notice, marked shown: each once."""
+    """The user's listed proposals not yet shown as a notice, marked shown: each once.
+
+    Reads the database only when the cache flag says a proposal was listed; if the flag was
+    evicted first, the proposer still had the e-mail.
+    """
+    key = _notice_key(user.pk)
+    if not cache.get(key):
+        return []
+    cache.delete(key)
     waiting = list(
         TermProposal.objects.filter(
             user=user, listed_at__isnull=False, notice_shown_at__isnull=True

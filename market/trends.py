@@ -7,8 +7,8 @@ abstract of every visible paper, in the week (Monday to Sunday) of its first ann
 new submission or cross-list. A paper counts once per term, as for dividends.
 
 One pass over the papers counts every listed term at once; the result is cached per term,
-keyed by the term set's version and by the newest listing and paper change, so an ingest, a
-hidden paper or a term change starts a fresh count. A halted or delisted term (which the
+keyed by the term set's version and the newest listing, so an ingest or a term change starts a
+fresh count. A halted or delisted term (which the
 shared matcher leaves out) is counted alone with a matcher of its own.
 """
 
@@ -29,7 +29,7 @@ from . import highlighting
 from .highlighting import Matcher
 from .models import Term
 
-CACHE_SECONDS = 24 * 60 * 60
+CACHE_SECONDS = 6 * 60 * 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,38 +60,40 @@ def announced_papers() -> Iterator[tuple[str, str, dt.date]]:
     return rows.iterator(chunk_size=2_000)
 
 
+Counts = dict[int, Counter[dt.date]]  # term id → mentioning papers per week (the Monday)
+Span = tuple[dt.date, dt.date] | None  # the first and last week with an announced paper
+
+
 def count_by_week(
     matcher: Matcher, papers: Iterable[tuple[str, str, dt.date]]
-) -> dict[int, Counter[dt.date]]:
-    """Term id → mentioning papers per week. Title and abstract are matched separately, as
-    for dividends, so a phrase cannot span the two."""
-    counts: dict[int, Counter[dt.date]] = defaultdict(Counter)
+) -> tuple[Counts, Span]:
+    """Mentioning papers per week for every term of ``matcher``, and the weeks the papers
+    span. Title and abstract are matched separately, as for dividends, so a phrase cannot span
+    the two."""
+    counts: Counts = defaultdict(Counter)
+    first = last = None
     for title, abstract, day in papers:
         week = week_of(day)
+        first = week if first is None or week < first else first
+        last = week if last is None or week > last else last
         for term_id in matcher.mentioned_terms(title) | matcher.mentioned_terms(abstract):
             counts[term_id][week] += 1
-    return counts
-
-
-def _history_span() -> tuple[dt.date, dt.date] | None:
-    span = Listing.objects.filter(announce_type__in=Listing.STREAM_TYPES).aggregate(
-        first=Min("date"), last=Max("date")
-    )
-    if span["first"] is None:
-        return None
-    return week_of(span["first"]), week_of(span["last"])
+    return counts, (first, last) if first is not None else None
 
 
 def _data_version() -> str:
-    newest = Listing.objects.aggregate(listing=Max("id"))["listing"]
-    changed = Paper.objects.aggregate(changed=Max("modified_at"))["changed"]
-    terms = cache.get(highlighting.CACHE_KEY) or "none"
-    return f"{terms}:{newest}:{changed.timestamp() if changed else 0}"
+    """Changes when terms change (the matcher's version) or a listing arrives (an ingest, which
+    also brings replaced abstracts). A paper hidden or edited by hand shows within the cache
+    lifetime."""
+    newest = Listing.objects.aggregate(newest=Max("id"))["newest"]
+    return f"{cache.get(highlighting.CACHE_KEY) or 'none'}:{newest}"
 
 
-def _fill(counts: Counter[dt.date], first: dt.date, last: dt.date) -> list[WeekCount]:
+def _fill(counts: Counter[dt.date], span: Span) -> list[WeekCount]:
+    if span is None:
+        return []
     weeks = []
-    week = first
+    week, last = span
     while week <= last:
         weeks.append(WeekCount(week, counts.get(week, 0)))
         week += dt.timedelta(days=7)
@@ -100,31 +102,34 @@ def _fill(counts: Counter[dt.date], first: dt.date, last: dt.date) -> list[WeekC
 
 def weekly_mentions(*, term: Term) -> list[WeekCount]:
     """Mentioning papers per week, every week from the first ingested one to the latest
-    (weeks without a mention count 0); empty when nothing has been ingested."""
-    span = _history_span()
-    if span is None:
-        return []
+    (weeks without a mention count 0); empty when nothing has been ingested.
+
+    One query when cached; otherwise two more (the terms, the papers) and a scan of every
+    paper with the matcher, for all listed terms at once.
+    """
     # Read the version before the matcher: if terms change in between, the counts are stored
     # under the older version, which nobody asks for again.
     version = _data_version()
     key = f"market:trend:{version}:{term.pk}"
-    counts = cache.get(key)
-    if counts is None:
+    cached = cache.get(key)
+    if cached is None:
         if term.status == Term.Status.LISTED:
-            counts = _count_listed_terms(version=version, wanted=term.pk)
+            cached = _count_listed_terms(version=version, wanted=term.pk)
         else:
-            alone = Matcher.from_terms(
-                [{"id": term.pk, "slug": term.slug, "phrase": term.phrase, "aliases": term.aliases}]
-            )
-            counts = count_by_week(alone, announced_papers()).get(term.pk, Counter())
-            cache.set(key, counts, CACHE_SECONDS)
-    return _fill(counts, *span)
+            row = {"id": term.pk, "slug": term.slug, "phrase": term.phrase, "aliases": term.aliases}
+            counts, span = count_by_week(Matcher.from_terms([row]), announced_papers())
+            cached = (span, counts.get(term.pk, Counter()))
+            cache.set(key, cached, CACHE_SECONDS)
+    span, counts = cached
+    return _fill(counts, span)
 
 
-def _count_listed_terms(*, version: str, wanted: int) -> Counter[dt.date]:
+def _count_listed_terms(*, version: str, wanted: int) -> tuple[Span, Counter[dt.date]]:
     """Count every listed term in one pass and cache each; returns the ``wanted`` term's."""
     matcher = highlighting.current_matcher()
-    by_term = count_by_week(matcher, announced_papers())
-    entries = {f"market:trend:{version}:{pk}": by_term.get(pk, Counter()) for pk in matcher.terms}
+    by_term, span = count_by_week(matcher, announced_papers())
+    entries = {
+        f"market:trend:{version}:{pk}": (span, by_term.get(pk, Counter())) for pk in matcher.terms
+    }
     cache.set_many(entries, CACHE_SECONDS)
-    return by_term.get(wanted, Counter())
+    return span, by_term.get(wanted, Counter())

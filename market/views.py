@@ -32,7 +32,7 @@ from peerrevenue.ratelimit import client_address, is_limited
 
 from . import charts, curve, networth, stats, trading, trend_charts, trends
 from .forms import BUY_MAX, QuoteForm, TradeForm
-from .models import DEFAULT_K, DEFAULT_P0, Account, Term, Trade
+from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from .units import format_credits, format_shares
 
 TERMS_PER_PAGE = 50
@@ -475,7 +475,7 @@ def portfolio(request: HttpRequest) -> HttpResponse:
     summary = stats.portfolio(user=request.user, cash=trading.balance(request.user))
     history = paginate(request, stats.account_history(user=request.user), per_page=ROWS_PER_PAGE)
     worth = networth.net_worth_series(
-        account=Account.objects.filter(user=request.user).first(), today=networth.today_utc()
+        user=request.user, today=networth.today_utc(), now=summary.net_worth
     )
     context = {
         "portfolio": summary,
