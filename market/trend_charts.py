@@ -18,7 +18,9 @@ from .charts import nice_ticks
 from .units import format_credits
 
 WIDTH, HEIGHT = 560, 240
-LEFT, RIGHT, TOP, BOTTOM = 64, 12, 18, 30
+RIGHT, TOP, BOTTOM = 12, 30, 30
+# Phones draw the text at 22 user units (see traders.css); a digit is about 0.56 em wide.
+LABEL_CHAR_WIDTH = 12.5
 
 
 class WorthPoint(Protocol):
@@ -35,19 +37,26 @@ def _day(day: dt.date) -> str:
     return f"{day.day} {day:%b %Y}"
 
 
-def _date_ticks(start: dt.date, end: dt.date, *, most: int = 4) -> list[tuple[dt.date, str]]:
-    """About ``most`` evenly spaced dates, labelled "3 Nov" (or "Nov 2026" over long spans)."""
+def _date_ticks(
+    start: dt.date, end: dt.date, *, most: int = 4, unit: int = 1
+) -> list[tuple[dt.date, str]]:
+    """At most ``most`` dates from ``start`` to ``end``, both ends included, evenly spaced in
+    whole ``unit``s of days (7 for weekly bars), labelled "3 Nov" (or "Nov 2026" over long
+    spans)."""
+    units = (end - start).days // unit
     days = (end - start).days
-    if days <= 0:
-        return [(start, f"{start.day} {start:%b}")]
-    step = max(1, -(-days // most))
-    ticks = []
-    day = start
-    while day <= end:
-        label = f"{day:%b %Y}" if days > 300 else f"{day.day} {day:%b}"
-        ticks.append((day, label))
-        day += dt.timedelta(days=step)
-    return ticks
+
+    def label(day: dt.date) -> str:
+        return f"{day:%b %Y}" if days > 300 else f"{day.day} {day:%b}"
+
+    if units <= 0:
+        return [(start, label(start))]
+    count = min(most, units + 1)
+    offsets = sorted({round(i * units / (count - 1)) for i in range(count)})
+    return [
+        (start + dt.timedelta(days=o * unit), label(start + dt.timedelta(days=o * unit)))
+        for o in offsets
+    ]
 
 
 def _frame(*, css: str, chart_id: str, label: str, summary: str) -> str:
@@ -67,18 +76,23 @@ def _frame(*, css: str, chart_id: str, label: str, summary: str) -> str:
     )
 
 
-def _value_grid(ticks: Sequence[int], y, text) -> list[str]:
+def _left_margin(labels: Sequence[str]) -> int:
+    """Room for the longest value label at the phone's text size, so none is clipped."""
+    return round(max(len(label) for label in labels) * LABEL_CHAR_WIDTH) + 12
+
+
+def _value_grid(ticks: Sequence[int], y, text, left: int) -> list[str]:
     parts = ['<g class="trend-chart__grid">']
     for tick in ticks:
         parts.append(
             format_html(
                 '<line x1="{}" x2="{}" y1="{}" y2="{}"/>'
                 '<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>',
-                LEFT,
+                left,
                 WIDTH - RIGHT,
                 _num(y(tick)),
                 _num(y(tick)),
-                LEFT - 6,
+                left - 6,
                 _num(y(tick)),
                 text(tick),
             )
@@ -87,11 +101,11 @@ def _value_grid(ticks: Sequence[int], y, text) -> list[str]:
     return parts
 
 
-def _date_axis(ticks: Sequence[tuple[dt.date, str]], x) -> list[str]:
+def _date_axis(ticks: Sequence[tuple[dt.date, str]], x, left: int) -> list[str]:
     axis_y = _num(HEIGHT - BOTTOM)
     parts = [
         '<g class="trend-chart__axis">',
-        format_html('<line x1="{}" x2="{}" y1="{}" y2="{}"/>', LEFT, WIDTH - RIGHT, axis_y, axis_y),
+        format_html('<line x1="{}" x2="{}" y1="{}" y2="{}"/>', left, WIDTH - RIGHT, axis_y, axis_y),
     ]
     for index, (day, text) in enumerate(ticks):
         tx = x(day)
@@ -126,13 +140,15 @@ def net_worth_chart(
     start, end = points[0].date, points[-1].date
     values = [p.net_worth for p in points]
     low, high, ticks = nice_ticks(min(values), max(values))
+    labels = {tick: format_credits(tick, unit=False) for tick in ticks}
+    left = _left_margin(list(labels.values()))
     span = max((end - start).days, 1)
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = WIDTH - left - RIGHT, HEIGHT - TOP - BOTTOM
 
     def x(day: dt.date) -> float:
         if start == end:
-            return LEFT + plot_w / 2
-        return LEFT + (day - start).days / span * plot_w
+            return left + plot_w / 2
+        return left + (day - start).days / span * plot_w
 
     def y(value: int) -> float:
         return TOP + (high - value) / (high - low) * plot_h
@@ -144,8 +160,8 @@ def net_worth_chart(
         f"{_day(end)}; lowest {format_credits(min(values))}, highest {format_credits(max(values))}."
     )
     parts = [_frame(css=f"trend-chart--{trend}", chart_id=chart_id, label=label, summary=summary)]
-    parts += _value_grid(ticks, y, lambda v: format_credits(v, unit=False))
-    parts += _date_axis(_date_ticks(start, end), x)
+    parts += _value_grid(ticks, y, labels.__getitem__, left)
+    parts += _date_axis(_date_ticks(start, end), x, left)
     parts.append(
         format_html(
             '<polyline class="trend-chart__line" points="{}" fill="none" stroke="currentColor" '
@@ -186,12 +202,13 @@ def mention_trend_chart(
         raise ValueError("a mention trend needs at least one week")
     counts = [w.papers for w in weeks]
     _, high, ticks = nice_ticks(0, max(max(counts), 1), target=3)
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    left = _left_margin([f"{tick:,}" for tick in ticks])
+    plot_w, plot_h = WIDTH - left - RIGHT, HEIGHT - TOP - BOTTOM
     slot = plot_w / len(weeks)
     start = weeks[0].week
 
     def x(week: dt.date) -> float:
-        return LEFT + (week - start).days / 7 * slot
+        return left + (week - start).days / 7 * slot
 
     def y(value: int) -> float:
         return TOP + (high - value) / high * plot_h
@@ -212,7 +229,7 @@ def mention_trend_chart(
         summary += f", {after:,} since"
     summary += "."
     parts = [_frame(css="trend-chart--bars", chart_id=chart_id, label=label, summary=summary)]
-    parts += _value_grid(ticks, y, lambda v: f"{v:,}")
+    parts += _value_grid(ticks, y, lambda v: f"{v:,}", left)
     bar_w = max(slot * 0.8, 1)
     parts.append('<g class="trend-chart__bars">')
     for week in weeks:
@@ -235,7 +252,7 @@ def mention_trend_chart(
         )
     parts.append("</g>")
     end = weeks[-1].week
-    parts += _date_axis([(day, text) for day, text in _date_ticks(start, end)], x)
+    parts += _date_axis(_date_ticks(start, end, unit=7), x, left)
     if listed_week is not None and start <= listed_week <= end:
         lx = _num(x(listed_week))
         near_right, near_left = x(listed_week) > WIDTH - 80, x(listed_week) < 110
@@ -249,7 +266,7 @@ def mention_trend_chart(
                 TOP,
                 _num(HEIGHT - BOTTOM),
                 lx,
-                TOP - 4,
+                TOP - 8,
                 anchor,
             )
         )

@@ -101,8 +101,9 @@ def _fill(counts: Counter[dt.date], span: Span) -> list[WeekCount]:
 
 
 def weekly_mentions(*, term: Term) -> list[WeekCount]:
-    """Mentioning papers per week, every week from the first ingested one to the latest
-    (weeks without a mention count 0); empty when nothing has been ingested.
+    """Mentioning papers per week, every week from the first ingested one to the latest, and
+    to the listing week if that is later (weeks without a mention count 0); empty when nothing
+    has been ingested.
 
     One query when cached; otherwise two more (the terms, the papers) and a scan of every
     paper with the matcher, for all listed terms at once.
@@ -121,6 +122,11 @@ def weekly_mentions(*, term: Term) -> list[WeekCount]:
             cached = (span, counts.get(term.pk, Counter()))
             cache.set(key, cached, CACHE_SECONDS)
     span, counts = cached
+    if span is not None:
+        # Reach the listing week even when no paper has been ingested since (or before) it,
+        # so the chart can mark it.
+        listed = listing_week(term)
+        span = (min(span[0], listed), max(span[1], listed))
     return _fill(counts, span)
 
 

@@ -97,3 +97,14 @@ def test_term_page_shows_the_trend_with_the_listing_week_marked(client, history)
     table = markup[markup.index("The weekly counts as a table") :]
     assert table.index("23 Nov 2026") < table.index("2 Nov 2026")
     assert '9 Nov 2026</time> <span class="badge">listed</span>' in table
+
+
+def test_the_weeks_reach_a_listing_newer_than_the_last_paper(history):
+    Term.objects.filter(pk=history.pk).update(created_at=dt.datetime(2026, 12, 8, tzinfo=dt.UTC))
+    history.refresh_from_db()
+    weeks = trends.weekly_mentions(term=history)
+    assert [(w.week, w.papers) for w in weeks][-3:] == [
+        (WEEK_4, 1),
+        (dt.date(2026, 11, 30), 0),
+        (dt.date(2026, 12, 7), 0),
+    ]
