@@ -2,19 +2,22 @@
 
 ``Mention`` rows are recorded only when a day's dividends are paid, for the terms listed then,
 so they say nothing about the weeks before a term was listed. The trend is therefore counted
-afresh with the same matcher that pays dividends (``market.highlighting``), over the title and
-abstract of every visible paper, in the week (Monday to Sunday) of its first announcement as a
-new submission or cross-list. A paper counts once per term, as for dividends.
+afresh with the same matcher that pays dividends (``market.highlighting``, over all listed
+terms, so the longest match wins as it does for dividends), over the title and abstract of
+every visible paper, in the week (Monday to Sunday) of its first announcement as a new
+submission or cross-list. A paper counts once per term, as for dividends.
 
-One pass over the papers counts every listed term at once; the result is cached per term,
-keyed by the term set's version and the newest listing, so an ingest or a term change starts a
-fresh count. A halted or delisted term (which the
-shared matcher leaves out) is counted alone with a matcher of its own.
+Running the matcher over every paper of a long history takes seconds (bench/trends.py), so the
+database first narrows the papers to those whose text contains the first word of the term's
+phrase or an alias (a match must start with it), and the result is cached per term, keyed by
+the term set's version and the newest listing: an ingest or a term change starts a fresh count.
+A halted or delisted term (which the shared matcher leaves out) gets a matcher of its own.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -30,6 +33,8 @@ from .highlighting import Matcher
 from .models import Term
 
 CACHE_SECONDS = 6 * 60 * 60
+_FIRST_WORD = re.compile(r"\w+")
+_CONSONANT_Y = re.compile(r"[^\W\daeiou_]y$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +52,34 @@ def listing_week(term: Term) -> dt.date:
     return week_of(term.listed_at.astimezone(NEW_YORK).date())
 
 
-def announced_papers() -> Iterator[tuple[str, str, dt.date]]:
-    """(title, abstract, first announcement date) of every visible, announced paper."""
+def first_words(phrases: Iterable[str]) -> set[str]:
+    """Text that every match of these phrases contains: the first word of each, and for a
+    one-word phrase ending in consonant + "y" its stem ("policies" matches "policy")."""
+    words = set()
+    for phrase in phrases:
+        found = _FIRST_WORD.search(phrase)
+        if found is None:
+            continue
+        word = found.group().lower()
+        single = found.end() == len(phrase.rstrip())
+        words.add(word[:-1] if single and _CONSONANT_Y.search(word) else word)
+    return words
+
+
+def announced_papers(
+    *, containing: Iterable[str] | None = None
+) -> Iterator[tuple[str, str, dt.date]]:
+    """(title, abstract, first announcement date) of every visible, announced paper; with
+    ``containing``, only those whose title or abstract contains one of these words (any case)."""
     first = Min("listings__date", filter=Q(listings__announce_type__in=Listing.STREAM_TYPES))
+    papers = Paper.objects.visible()
+    if containing is not None:
+        wanted = Q(pk__in=[])
+        for word in containing:
+            wanted |= Q(title__icontains=word) | Q(abstract__icontains=word)
+        papers = papers.filter(wanted)
     rows = (
-        Paper.objects.visible()
-        .annotate(first_announced=first)
+        papers.annotate(first_announced=first)
         .filter(first_announced__isnull=False)
         .order_by()
         .values_list("title", "abstract", "first_announced")
@@ -60,82 +87,66 @@ def announced_papers() -> Iterator[tuple[str, str, dt.date]]:
     return rows.iterator(chunk_size=2_000)
 
 
-Counts = dict[int, Counter[dt.date]]  # term id → mentioning papers per week (the Monday)
+def count_by_week(
+    matcher: Matcher, papers: Iterable[tuple[str, str, dt.date]]
+) -> dict[int, Counter[dt.date]]:
+    """Term id → mentioning papers per week (the Monday), for every term of ``matcher``.
+    Title and abstract are matched separately, as for dividends, so a phrase cannot span
+    the two."""
+    counts: dict[int, Counter[dt.date]] = defaultdict(Counter)
+    for title, abstract, day in papers:
+        for term_id in matcher.mentioned_terms(title) | matcher.mentioned_terms(abstract):
+            counts[term_id][week_of(day)] += 1
+    return counts
+
+
 Span = tuple[dt.date, dt.date] | None  # the first and last week with an announced paper
 
 
-def count_by_week(
-    matcher: Matcher, papers: Iterable[tuple[str, str, dt.date]]
-) -> tuple[Counts, Span]:
-    """Mentioning papers per week for every term of ``matcher``, and the weeks the papers
-    span. Title and abstract are matched separately, as for dividends, so a phrase cannot span
-    the two."""
-    counts: Counts = defaultdict(Counter)
-    first = last = None
-    for title, abstract, day in papers:
-        week = week_of(day)
-        first = week if first is None or week < first else first
-        last = week if last is None or week > last else last
-        for term_id in matcher.mentioned_terms(title) | matcher.mentioned_terms(abstract):
-            counts[term_id][week] += 1
-    return counts, (first, last) if first is not None else None
-
-
-def _data_version() -> str:
-    """Changes when terms change (the matcher's version) or a listing arrives (an ingest, which
-    also brings replaced abstracts). A paper hidden or edited by hand shows within the cache
-    lifetime."""
-    newest = Listing.objects.aggregate(newest=Max("id"))["newest"]
-    return f"{cache.get(highlighting.CACHE_KEY) or 'none'}:{newest}"
-
-
-def _fill(counts: Counter[dt.date], span: Span) -> list[WeekCount]:
-    if span is None:
-        return []
-    weeks = []
-    week, last = span
-    while week <= last:
-        weeks.append(WeekCount(week, counts.get(week, 0)))
-        week += dt.timedelta(days=7)
-    return weeks
+def _version_and_span() -> tuple[str, Span]:
+    """The cache version (the matcher's version and the newest listing, so an ingest, which
+    also brings replaced abstracts, or a term change starts afresh; a paper hidden or edited
+    by hand shows within the cache lifetime) and the weeks of the history, in one query."""
+    stream = Q(announce_type__in=Listing.STREAM_TYPES)
+    found = Listing.objects.aggregate(
+        newest=Max("id"), first=Min("date", filter=stream), last=Max("date", filter=stream)
+    )
+    version = f"{cache.get(highlighting.CACHE_KEY) or 'none'}:{found['newest']}"
+    if found["first"] is None:
+        return version, None
+    return version, (week_of(found["first"]), week_of(found["last"]))
 
 
 def weekly_mentions(*, term: Term) -> list[WeekCount]:
     """Mentioning papers per week, every week from the first ingested one to the latest, and
-    to the listing week if that is later (weeks without a mention count 0); empty when nothing
-    has been ingested.
+    to the listing week if that is outside them (weeks without a mention count 0); empty when
+    nothing has been ingested.
 
-    One query when cached; otherwise two more (the terms, the papers) and a scan of every
-    paper with the matcher, for all listed terms at once.
+    One query when cached; otherwise two more (the terms, the candidate papers).
     """
-    # Read the version before the matcher: if terms change in between, the counts are stored
-    # under the older version, which nobody asks for again.
-    version = _data_version()
+    # The version is read before the matcher: if terms change in between, the counts are
+    # stored under the older version, which nobody asks for again.
+    version, span = _version_and_span()
+    if span is None:
+        return []
     key = f"market:trend:{version}:{term.pk}"
-    cached = cache.get(key)
-    if cached is None:
+    counts = cache.get(key)
+    if counts is None:
+        phrases = [term.phrase, *(a for a in term.aliases or [] if isinstance(a, str))]
         if term.status == Term.Status.LISTED:
-            cached = _count_listed_terms(version=version, wanted=term.pk)
+            matcher = highlighting.current_matcher()
         else:
-            row = {"id": term.pk, "slug": term.slug, "phrase": term.phrase, "aliases": term.aliases}
-            counts, span = count_by_week(Matcher.from_terms([row]), announced_papers())
-            cached = (span, counts.get(term.pk, Counter()))
-            cache.set(key, cached, CACHE_SECONDS)
-    span, counts = cached
-    if span is not None:
-        # Reach the listing week even when no paper has been ingested since (or before) it,
-        # so the chart can mark it.
-        listed = listing_week(term)
-        span = (min(span[0], listed), max(span[1], listed))
-    return _fill(counts, span)
-
-
-def _count_listed_terms(*, version: str, wanted: int) -> tuple[Span, Counter[dt.date]]:
-    """Count every listed term in one pass and cache each; returns the ``wanted`` term's."""
-    matcher = highlighting.current_matcher()
-    by_term, span = count_by_week(matcher, announced_papers())
-    entries = {
-        f"market:trend:{version}:{pk}": (span, by_term.get(pk, Counter())) for pk in matcher.terms
-    }
-    cache.set_many(entries, CACHE_SECONDS)
-    return span, by_term.get(wanted, Counter())
+            row = {"id": term.pk, "slug": term.slug, "phrase": term.phrase, "aliases": phrases[1:]}
+            matcher = Matcher.from_terms([row])
+        papers = announced_papers(containing=first_words(phrases))
+        counts = count_by_week(matcher, papers).get(term.pk, Counter())
+        cache.set(key, counts, CACHE_SECONDS)
+    # Reach the listing week even when no paper has been ingested since (or before) it, so the
+    # chart can mark it.
+    listed = listing_week(term)
+    week, last = min(span[0], listed), max(span[1], listed)
+    weeks = []
+    while week <= last:
+        weeks.append(WeekCount(week, counts.get(week, 0)))
+        week += dt.timedelta(days=7)
+    return weeks

@@ -108,3 +108,11 @@ def test_the_weeks_reach_a_listing_newer_than_the_last_paper(history):
         (dt.date(2026, 11, 30), 0),
         (dt.date(2026, 12, 7), 0),
     ]
+
+
+def test_plurals_of_a_one_word_term_are_found_by_the_narrowing_query(cs_dc):
+    term = Term.objects.create(phrase="policy")
+    paper("Eviction policies", "Learned ones.", day=WEEK_1, category=cs_dc)
+    paper("Policing traffic", "Not a policy paper? It is.", day=WEEK_1, category=cs_dc)
+    paper("Politics", "Nothing.", day=WEEK_1, category=cs_dc)
+    assert trends.weekly_mentions(term=term)[0] == trends.WeekCount(WEEK_1, 2)
