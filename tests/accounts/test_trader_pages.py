@@ -98,3 +98,14 @@ def test_leaderboard_and_top_holders_link_to_trader_pages(client, trader, kv_cac
     link = '<a href="/traders/tobias/">tobias</a>'
     assert link in client.get("/leaderboard/").content.decode()
     assert link in client.get("/market/kv-cache/").content.decode()
+
+
+def test_a_name_with_a_slash_still_has_a_page(client, django_user_model, kv_cache):
+    odd = django_user_model.objects.create_user("ann/<b>bold</b>")
+    buy(odd, kv_cache, 1)
+    board = client.get("/leaderboard/").content.decode()
+    link = "/traders/ann/%3Cb%3Ebold%3C/b%3E/"
+    assert f'href="{link}"' in board and "<b>bold</b>" not in board
+    response = client.get(link)
+    assert response.status_code == 200
+    assert "ann/&lt;b&gt;bold&lt;/b&gt;" in response.content.decode()
