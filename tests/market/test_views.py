@@ -267,6 +267,7 @@ def test_term_page_costs_a_fixed_number_of_queries(
     client, trader, password, django_user_model, kv_cache, cs_dc
 ):
     buy(trader, kv_cache, 1)
+    announce(kv_cache, date=dt.date(2026, 9, 30), category=cs_dc)  # a history to chart
     few = count_queries(client, "/market/kv-cache/")
     for n in range(15):
         user = django_user_model.objects.create_user(f"holder{n}")
