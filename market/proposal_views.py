@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from accounts.ratelimit import is_limited
+from peerrevenue.ratelimit import is_limited
 
 from . import proposals
 

@@ -143,13 +143,13 @@ def test_leaderboard_page_switches_period(client, trader, rival, kv_cache, raft)
     assert week.status_code == 200
     text = page_text(week)
     assert "Gain this week" in text
-    assert row_cells(week, "1")[1:] == ["rhea", "977.53", "22.03", "999.56", "+0.56"]
+    assert row_cells(week, "1")[1:] == ["rhea", "+0.56", "999.56", "977.53", "22.03"]
     assert '<a href="/leaderboard/?period=week" aria-current="page">This week</a>' in (
         week.content.decode()
     )
     all_time = client.get("/leaderboard/")
     assert row_cells(all_time, "1")[1] == "tobias"
-    assert row_cells(all_time, "1")[-1] == "−0.21"
+    assert row_cells(all_time, "1")[2] == "−0.21"
     assert client.get("/leaderboard/?period=decade").status_code == 200  # falls back to all
 
 

@@ -29,7 +29,7 @@ def history(cs_dc):
     """Four weeks of papers; "KV cache" was listed on Tuesday 10 November (week 2)."""
     cs_lg = Category.objects.get(code="cs.LG")
     term = Term.objects.create(phrase="KV cache", aliases=["key-value cache"])
-    Term.objects.filter(pk=term.pk).update(created_at=dt.datetime(2026, 11, 10, 15, tzinfo=dt.UTC))
+    Term.objects.filter(pk=term.pk).update(listed_at=dt.datetime(2026, 11, 10, 15, tzinfo=dt.UTC))
     term.refresh_from_db()
     # Week 1 (before listing): the title, a plural with a hyphen, an alias; one without.
     paper("Shrinking the KV cache", "On memory.", day=WEEK_1 + dt.timedelta(1), category=cs_dc)
@@ -100,7 +100,7 @@ def test_term_page_shows_the_trend_with_the_listing_week_marked(client, history)
 
 
 def test_the_weeks_reach_a_listing_newer_than_the_last_paper(history):
-    Term.objects.filter(pk=history.pk).update(created_at=dt.datetime(2026, 12, 8, tzinfo=dt.UTC))
+    Term.objects.filter(pk=history.pk).update(listed_at=dt.datetime(2026, 12, 8, tzinfo=dt.UTC))
     history.refresh_from_db()
     weeks = trends.weekly_mentions(term=history)
     assert [(w.week, w.papers) for w in weeks][-3:] == [

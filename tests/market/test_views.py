@@ -268,6 +268,8 @@ def test_term_page_costs_a_fixed_number_of_queries(
 ):
     buy(trader, kv_cache, 1)
     announce(kv_cache, date=dt.date(2026, 9, 30), category=cs_dc)  # a history to chart
+    # Listed before that paper, as the later ones will be: no "before listing" list to fetch.
+    held_before_the_announcement(dt.date(2026, 9, 30))
     few = count_queries(client, "/market/kv-cache/")
     for n in range(15):
         user = django_user_model.objects.create_user(f"holder{n}")
