@@ -109,6 +109,29 @@ def _keys_for(word: str) -> Iterable[str]:
             yield word[:-3] + "y"
 
 
+def choose_longest(
+    candidates: Iterable[tuple[int, int, int]], *, length: int
+) -> list[tuple[int, int, int]]:
+    """Non-overlapping ``(start, end, term id)`` spans, longest first, then earliest, then the
+    lowest term id; returned in text order. ``length`` bounds every ``end``.
+
+    Linear after the sort (n log n in all): a candidate is checked against the chosen spans by
+    its two end characters only. That suffices because every span chosen before it is at least
+    as long, and a span at least as long that overlaps [start, end) must cover ``start`` or
+    ``end - 1``. Each character is marked at most once, as chosen spans never overlap.
+    """
+    taken = bytearray(length)
+    chosen = []
+    for span in sorted(candidates, key=lambda c: (c[0] - c[1], c[0], c[2])):
+        start, end, _ = span
+        if end <= start or taken[start] or taken[end - 1]:
+            continue
+        taken[start:end] = b"\x01" * (end - start)
+        chosen.append(span)
+    chosen.sort()
+    return chosen
+
+
 class Matcher:
     """Finds listed terms in text. Build with :meth:`from_terms`; safe to share across threads."""
 
@@ -182,11 +205,10 @@ class Matcher:
                 found = pattern.match(text, start)
                 if found:
                     candidates[found.start(), found.end(), ref.id] = ref
-        chosen: list[Match] = []
-        for start, end, term_id in sorted(candidates, key=lambda c: (c[0] - c[1], c[0], c[2])):
-            if all(end <= m.start or start >= m.end for m in chosen):
-                chosen.append(Match(start, end, candidates[start, end, term_id]))
-        return sorted(chosen, key=lambda m: m.start)
+        return [
+            Match(start, end, candidates[start, end, term_id])
+            for start, end, term_id in choose_longest(candidates, length=len(text))
+        ]
 
     def mentioned_terms(self, text: str) -> set[int]:
         return {match.term.id for match in self.find_mentions(text)}
