@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market import highlighting
+from market import highlighting, models
 from market.models import Term
 
 
@@ -73,10 +75,11 @@ def test_the_matcher_is_compiled_once_per_change(terms, django_assert_num_querie
             highlighting.mentioned_terms("KV cache on the GPU")
 
 
-def test_rules_are_documented():
-    doc = highlighting.__doc__
+def test_rules_are_documented_on_the_rules_page_the_matcher_points_to():
+    assert "market/rules.md" in highlighting.__doc__
+    source = (Path(highlighting.__file__).parent / "rules.md").read_text(encoding="utf-8")
     for rule in ("Case does not matter", "Whole words", "Plurals", "Hyphens and spaces", "Aliases"):
-        assert rule in doc
+        assert rule in source
 
 
 def _choose_quadratically(candidates):
@@ -130,3 +133,15 @@ def test_a_huge_abstract_of_repeated_terms_is_matched_in_one_pass():
     assert len(found) == 40_000
     assert {m.term.phrase for m in found} == {"Raft consensus"}
     assert found[-1].start == 15 * 39_999
+
+
+def test_the_models_do_not_import_the_matcher():
+    # The matcher reads the models; term changes reach it through market.signals instead.
+    source = Path(models.__file__).read_text(encoding="utf-8")
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            imported |= {node.module or alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+    assert not {"highlighting", "market.highlighting", "signals", "market.signals"} & imported
