@@ -209,7 +209,10 @@ _compiled_lock = threading.Lock()
 _compiled: tuple[str, Matcher] | None = None
 
 
-def _current_version() -> str:
+def terms_version() -> str:
+    """A token that changes whenever the set of listed terms (or any term) changes; whatever is
+    derived from the terms (the matcher, highlighted abstracts, the price table) is keyed by it.
+    One read of the shared cache: callers rendering a page read it once and pass it on."""
     version = cache.get(CACHE_KEY)
     if version is None:
         # Evicted or never set: any fresh token forces every process to rebuild once.
@@ -234,10 +237,12 @@ def terms_changed() -> None:
     invalidate_pages()
 
 
-def current_matcher() -> Matcher:
-    """The matcher over all listed terms, rebuilt only when the terms changed."""
+def current_matcher(version: str | None = None) -> Matcher:
+    """The matcher over all listed terms, rebuilt only when the terms changed. ``version``, if
+    given, is a ``terms_version()`` the caller has just read."""
     global _compiled
-    version = _current_version()
+    if version is None:
+        version = terms_version()
     compiled = _compiled
     if compiled is not None and compiled[0] == version:
         return compiled[1]
