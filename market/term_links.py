@@ -21,6 +21,7 @@ import html
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import cached_property
 from typing import Generic, TypeVar
 
@@ -111,6 +112,7 @@ class _Recent(Generic[T]):
 
 _linked: _Recent[Linked] = _Recent(LOCAL_CHARACTERS)
 _filled: _Recent[str] = _Recent(LOCAL_CHARACTERS)  # linked key and price table → final HTML
+_fragments: _Recent[str] = _Recent(LOCAL_CHARACTERS)  # see PageTerms.fragment
 
 
 class PageTerms:
@@ -170,6 +172,18 @@ class PageTerms:
             filled = "".join(out)
             _filled.put(key, filled, len(filled))
         return filled
+
+    def fragment(self, name: str, vary_on: list[object], render: Callable[[], str]) -> str:
+        """A piece of a page that shows highlighted texts, rendered once per process for each
+        ``vary_on`` (what else it shows, e.g. a paper's id and modification time), term set and
+        price table: ``render()`` is called only when no such piece is kept."""
+        vary = hashlib.blake2b(repr(vary_on).encode(), digest_size=16).hexdigest()
+        key = f"{name}:{vary}:{self.version}:{self.price_table[0]}"
+        found = _fragments.get(key)
+        if found is None:
+            found = render()
+            _fragments.put(key, found, len(found))
+        return found
 
 
 def highlight(markup: str) -> str:

@@ -3,6 +3,11 @@
 The input must already be sanitised HTML (the stored typeset HTML); the output escapes text.
 All highlighting on one page shares one ``PageTerms`` (put in every template's context by
 ``market.context_processors.page_terms``), so the term set and the prices are read once a page.
+
+A block that shows highlighted text and otherwise depends only on a few values can be kept
+whole, rendered once per process until those values, the term set or a price change::
+
+    {% highlighted_fragment "paper" paper.pk paper.modified_at %}…{% endhighlighted_fragment %}
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 from ..context_processors import PAGE_TERMS
 from ..term_links import PageTerms, highlight
 
-__all__ = ["highlight", "highlight_terms"]
+__all__ = ["highlight", "highlight_terms", "highlighted_fragment"]
 
 register = template.Library()
 
@@ -24,3 +29,33 @@ def highlight_terms(context: template.Context, markup: str) -> SafeString:
     # the term set and prices for itself: correct, only slower.
     page = context.get(PAGE_TERMS) or PageTerms()
     return mark_safe(page.highlight(markup))  # noqa: S308 - input is sanitised, output escapes text
+
+
+class HighlightedFragmentNode(template.Node):
+    def __init__(self, name, vary_on, nodelist) -> None:
+        self.name = name
+        self.vary_on = vary_on
+        self.nodelist = nodelist
+
+    def render(self, context: template.Context) -> str:
+        page = context.get(PAGE_TERMS)
+        if page is None:  # outside a request: nothing to share, render as it is
+            return self.nodelist.render(context)
+        vary_on = [value.resolve(context) for value in self.vary_on]
+        return page.fragment(
+            self.name.resolve(context), vary_on, lambda: self.nodelist.render(context)
+        )
+
+
+@register.tag
+def highlighted_fragment(parser, token) -> HighlightedFragmentNode:
+    """``{% highlighted_fragment "name" value… %}…{% endhighlighted_fragment %}``: the block must
+    depend on nothing but the values listed (and the market's terms and prices)."""
+    bits = token.split_contents()
+    if len(bits) < 2:
+        raise template.TemplateSyntaxError(f"{bits[0]} needs a name and the values it varies on")
+    nodelist = parser.parse(("endhighlighted_fragment",))
+    parser.delete_first_token()
+    return HighlightedFragmentNode(
+        parser.compile_filter(bits[1]), [parser.compile_filter(bit) for bit in bits[2:]], nodelist
+    )

@@ -236,3 +236,11 @@ def test_a_signed_in_render_reads_the_market_with_one_query(signed_in, paper, pa
         assert term_links(signed_in, url)
     market = [q["sql"] for q in queries.captured_queries if '"market_' in q["sql"]]
     assert len(market) == 1, market  # is the price table still current?
+
+
+def test_a_renamed_category_shows_at_once_in_kept_paper_items(signed_in, paper, cs_dc):
+    assert "Distributed Computing" in signed_in.get("/list/cs.DC/").content.decode()
+    cs_dc.name = "Distributed Systems"
+    cs_dc.save()
+    html = signed_in.get("/list/cs.DC/").content.decode()
+    assert '<p class="paper__label">Distributed Systems</p>' in html
