@@ -197,10 +197,10 @@ def test_term_changes_show_on_the_next_signed_in_render(signed_in, paper, page):
 @pytest.mark.parametrize("page", PAGES)
 def test_a_trade_shows_its_new_price_on_the_next_signed_in_render(signed_in, trader, paper, page):
     url = page.format(arxiv_id=paper.arxiv_id)
-    assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1 credit a share")
+    assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1.00 credits a share")
     trading.buy(user=trader, term=Term.objects.get(phrase="GPU"), shares=10, max_cost=None, key="a")
     # p0 + 10 k = 1 + 10 × 0.01 credits
-    assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1.1 credits a share")
+    assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1.10 credits a share")
 
 
 def test_an_edited_paper_shows_at_once(signed_in, paper):
