@@ -112,7 +112,8 @@ class _Recent(Generic[T]):
 
 _linked: _Recent[Linked] = _Recent(LOCAL_CHARACTERS)
 _filled: _Recent[str] = _Recent(LOCAL_CHARACTERS)  # linked key and price table → final HTML
-_fragments: _Recent[str] = _Recent(LOCAL_CHARACTERS)  # see PageTerms.fragment
+# Fragment key → (HTML, name of the price table it showed, or None if it showed no price).
+_fragments: _Recent[tuple[str, str | None]] = _Recent(LOCAL_CHARACTERS)
 
 
 class PageTerms:
@@ -121,6 +122,7 @@ class PageTerms:
 
     def __init__(self) -> None:
         self._titles: dict[int, str] = {}
+        self._priced = 0  # texts rendered with hover prices so far
 
     @cached_property
     def version(self) -> str:
@@ -162,6 +164,7 @@ class PageTerms:
         parts, slots = self.linked(markup, key)
         if not slots:
             return parts[0]
+        self._priced += 1
         key = f"{key}:{self.price_table[0]}"
         filled = _filled.get(key)
         if filled is None:
@@ -175,15 +178,19 @@ class PageTerms:
 
     def fragment(self, name: str, vary_on: list[object], render: Callable[[], str]) -> str:
         """A piece of a page that shows highlighted texts, rendered once per process for each
-        ``vary_on`` (what else it shows, e.g. a paper's id and modification time), term set and
-        price table: ``render()`` is called only when no such piece is kept."""
+        ``vary_on`` (what else it shows, e.g. a paper's id and modification time) and term set,
+        and, if it shows a price, each price table: ``render()`` is called only when no such
+        piece is kept. A piece without prices costs no look-up of the price table."""
         vary = hashlib.blake2b(repr(vary_on).encode(), digest_size=16).hexdigest()
-        key = f"{name}:{vary}:{self.version}:{self.price_table[0]}"
+        key = f"{name}:{vary}:{self.version}"
         found = _fragments.get(key)
-        if found is None:
-            found = render()
-            _fragments.put(key, found, len(found))
-        return found
+        if found is not None and (found[1] is None or found[1] == self.price_table[0]):
+            return found[0]
+        priced_before = self._priced
+        markup = render()
+        prices = self.price_table[0] if self._priced > priced_before else None
+        _fragments.put(key, (markup, prices), len(markup))
+        return markup
 
 
 def highlight(markup: str) -> str:
