@@ -1,4 +1,5 @@
-"""The opt-in daily digest: a day's papers in the watched categories, and the holder's terms."""
+"""The opt-in daily digest: a day's papers in the watched categories, the dividends the reader
+was paid for the day's papers, and the biggest moves in the terms they hold."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
+from django.db.models import Count, OuterRef, Subquery, Sum
 from django.template.loader import render_to_string
 
-from market.models import Holding
+from market.models import DividendEvent, Entry, Holding, LedgerTransaction
 from market.tickers import load_tickers
 from papers.models import Listing
 
@@ -20,6 +22,10 @@ from .models import DigestDelivery
 from .saved_searches import saved_search_matches
 
 logger = logging.getLogger(__name__)
+
+
+# The digest lists this many of the reader's terms, those that moved most first.
+MOST_MOVES = 8
 
 
 @dataclass(frozen=True)
@@ -31,7 +37,70 @@ class TermMove:
     change_bp: int | None
 
 
-def digest_for(*, user, date: dt.date, tickers) -> tuple[list[Listing], list[TermMove]]:
+@dataclass(frozen=True)
+class DividendLine:
+    phrase: str
+    slug: str
+    papers: int  # mentioning papers announced that day
+    amount: int  # µ¢ paid to the reader
+
+
+@dataclass(frozen=True)
+class Digest:
+    listings: list[Listing]
+    moves: list[TermMove]  # biggest moves first, at most MOST_MOVES
+    dividends: list[DividendLine]
+    more_terms: int = 0  # held terms left out of ``moves``
+
+    @property
+    def dividends_total(self) -> int:
+        return sum(line.amount for line in self.dividends)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.listings or self.moves or self.dividends)
+
+
+def dividends_paid(*, user, date: dt.date) -> list[DividendLine]:
+    """What the user was paid for papers announced on ``date``, per term, largest first.
+
+    A dividend transaction pays one term for one day's papers; its events name the term and
+    count the papers.
+    """
+    events = DividendEvent.objects.filter(transaction_id=OuterRef("transaction_id"))
+    papers = events.order_by().values("transaction_id").annotate(n=Count("pk")).values("n")
+    rows = (
+        Entry.objects.filter(
+            account__user=user,
+            asset=Entry.Asset.CASH,
+            transaction__kind=LedgerTransaction.Kind.DIVIDEND,
+            transaction__in=DividendEvent.objects.filter(date=date).values("transaction_id"),
+        )
+        .annotate(
+            phrase=Subquery(events.values("term__phrase")[:1]),
+            slug=Subquery(events.values("term__slug")[:1]),
+            papers=Subquery(papers),
+        )
+        .order_by()
+        .values("phrase", "slug")
+        .annotate(amount=Sum("amount"), n_papers=Sum("papers"))
+        .order_by("-amount", "phrase")
+    )
+    return [
+        DividendLine(row["phrase"], row["slug"], row["n_papers"] or 0, row["amount"])
+        for row in rows
+    ]
+
+
+def biggest_moves(moves: list[TermMove]) -> list[TermMove]:
+    """Largest day change first, whichever the direction; unpriced terms last."""
+    return sorted(
+        moves,
+        key=lambda m: (m.change_bp is None, -abs(m.change_bp or 0), m.phrase.lower()),
+    )
+
+
+def digest_for(*, user, date: dt.date, tickers) -> Digest:
     listings = list(Listing.objects.watched_by(user).filter(date=date))
     holdings = (
         Holding.objects.filter(account__user=user, shares__gt=0)
@@ -48,7 +117,13 @@ def digest_for(*, user, date: dt.date, tickers) -> tuple[list[Listing], list[Ter
         )
         for holding in holdings
     ]
-    return listings, moves
+    ranked = biggest_moves(moves)
+    return Digest(
+        listings=listings,
+        moves=ranked[:MOST_MOVES],
+        dividends=dividends_paid(user=user, date=date),
+        more_terms=max(len(ranked) - MOST_MOVES, 0),
+    )
 
 
 def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
@@ -68,28 +143,31 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
     for user in subscribers:
         if DigestDelivery.objects.filter(user=user, date=date).exists():
             continue
-        listings, moves = digest_for(user=user, date=date, tickers=tickers)
+        digest = digest_for(user=user, date=date, tickers=tickers)
         # Once per paper: one in a watched category is already in the day's list.
-        listed = {listing.paper_id for listing in listings}
+        listed = {listing.paper_id for listing in digest.listings}
         matches = [
             match
             for match in saved_search_matches(user=user, since=date, until=date)
             if match.paper.pk not in listed
         ]
-        if not listings and not moves and not matches:
+        if digest.is_empty and not matches:
             continue
         try:
             with transaction.atomic():
                 DigestDelivery.objects.create(
-                    user=user, date=date, paper_count=len(listings) + len(matches)
+                    user=user, date=date, paper_count=len(digest.listings) + len(matches)
                 )
         except IntegrityError:
             continue  # another run claimed this user for the day
         context = {
             "user": user,
             "date": date,
-            "listings": listings,
-            "moves": moves,
+            "listings": digest.listings,
+            "moves": digest.moves,
+            "more_terms": digest.more_terms,
+            "dividends": digest.dividends,
+            "dividends_total": digest.dividends_total,
             "matches": matches,
             "base_url": base_url.rstrip("/"),
         }

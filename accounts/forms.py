@@ -64,8 +64,11 @@ class SignupForm(UserCreationForm):
 class PreferencesForm(forms.ModelForm):
     class Meta:
         model = Preferences
-        fields = ("daily_digest",)
-        labels = {"daily_digest": "Send me the daily digest"}
+        fields = ("daily_digest", "public_trader_page")
+        labels = {
+            "daily_digest": "Send me the daily digest",
+            "public_trader_page": "Show my trader page to others",
+        }
 
 
 class RateLimitedAdminAuthenticationForm(AdminAuthenticationForm):

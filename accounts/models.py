@@ -11,6 +11,11 @@ class Preferences(models.Model):
         help_text="Email me after each day's ingest: new papers in the categories I watch "
         "and how the terms I hold moved.",
     )
+    public_trader_page = models.BooleanField(
+        default=True,
+        help_text="Others can see my trader page: holdings, gain and recent trades. "
+        "My name still shows on the leaderboard and in top-holder lists.",
+    )
 
     class Meta:
         verbose_name_plural = "preferences"

@@ -4,11 +4,14 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView, PasswordResetView
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.debug import sensitive_post_parameters
 
+from market import networth, trend_charts
+
+from . import traders
 from .forms import PreferencesForm, SignupForm
 from .limits import (
     TOO_MANY_ATTEMPTS,
@@ -79,3 +82,27 @@ def preferences(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Your preferences are saved.")
         return redirect("preferences")
     return render(request, "accounts/preferences.html", {"form": form})
+
+
+def trader(request: HttpRequest, username: str) -> HttpResponse:
+    person = traders.find_trader(username)
+    if person is None:
+        raise Http404(f"There is no trader called “{username}”.")
+    page = traders.trader_page(trader=person, viewer=request.user, today=networth.today_utc())
+    if page.private:
+        # Not found for others, with a page that says why rather than a bare 404.
+        return render(request, "accounts/trader_private.html", {"trader": person}, status=404)
+    chart = None
+    if len(page.worth) >= 2:
+        chart = trend_charts.net_worth_chart(
+            page.worth, label=f"Net worth of {person.get_username()} by day"
+        )
+    context = {
+        "page": page,
+        "trader": person,
+        "is_owner": request.user.is_authenticated and request.user.pk == person.pk,
+        "public": traders.is_public(person),
+        "chart": chart,
+        "nav": "leaderboard",
+    }
+    return render(request, "accounts/trader.html", context)

@@ -1,13 +1,23 @@
 #!/usr/bin/env python
-"""Category page throughput: Django under gunicorn against a trivial app serving the same bytes.
+"""Page throughput: Django under gunicorn against a trivial app serving the same bytes.
 
 Builds a scratch Postgres database with a week of cs.DC listings (about 100 papers) and 200
 listed terms, serves the site with gunicorn (2 workers, DJANGO_DEBUG=0, Redis cache), loads
-/list/cs.DC/<date>/ with wrk, then does the same against a WSGI app that returns the identical
-response bytes under the same gunicorn settings, alternating the two for a few rounds and
-comparing medians. Goal: ratio >= 0.5.
+one page with wrk, then does the same against a WSGI app that returns the identical response
+bytes under the same gunicorn settings, alternating the two for a few rounds and comparing
+medians. Then renders the page 1,000 times in this process with the page cache off and prints
+the p50 and p99 of one render.
 
-    .venv/bin/python bench/pages.py [--seconds 10] [--connections 16] [--rounds 3]
+    --signed-in   requests carry a real session cookie of a trader with holdings and watches
+                  (signed-in pages are never served from the page cache)
+    --cold        the page cache is off (PAGE_CACHE_SECONDS=0) in the served site
+    --page        list (/list/cs.DC/<date>/, 30 papers), market (/market/) or term (/market/<slug>/)
+
+Goals on the list page: cached anonymous >= 0.5, cold anonymous >= 0.15, signed-in >= 0.15;
+one render in-process <= 5 ms (p50).
+
+    .venv/bin/python bench/pages.py [--signed-in] [--cold] [--page list] [--seconds 10]
+        [--connections 16] [--rounds 3] [--renders 1000]
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 
@@ -39,6 +50,10 @@ from feedgen import rss  # noqa: E402
 WEEK = [dt.date(2026, 11, 23) + dt.timedelta(days=n) for n in range(5)]  # Monday to Friday
 PAPERS_PER_DAY = 20
 TERMS = 200
+TRADER = "bench-trader"
+HELD_TERMS = 12  # the trader holds shares in this many terms (marks on the term pages)
+GOALS = {(False, False): 0.5, (False, True): 0.15, (True, False): 0.15, (True, True): 0.15}
+RENDER_GOAL_MS = 5.0
 
 
 def seed() -> None:
@@ -65,9 +80,10 @@ def seed() -> None:
             ingest_category(category=category, file=path, enrich=False)
 
 
-def wrk(url: str, *, seconds: int, connections: int) -> float:
+def wrk(url: str, *, seconds: int, connections: int, cookie: str | None) -> float:
+    headers = ["-H", f"Cookie: {cookie}"] if cookie else []
     output = subprocess.run(
-        ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", url],
+        ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", *headers, url],
         capture_output=True,
         text=True,
         check=True,
@@ -78,39 +94,112 @@ def wrk(url: str, *, seconds: int, connections: int) -> float:
     return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
 
 
+def make_trader():
+    """A trader who holds shares in a dozen terms and watches cs.DC."""
+    from django.contrib.auth import get_user_model
+
+    from market import trading
+    from market.models import Term
+    from papers.models import Category
+
+    user = get_user_model().objects.create_user(TRADER, f"{TRADER}@example.org", "x" * 20)
+    for number, term in enumerate(Term.objects.listed().order_by("pk")[:HELD_TERMS]):
+        trading.buy(user=user, term=term, shares=number + 1, max_cost=None, key=f"bench-{number}")
+    Category.objects.get(code="cs.DC").toggle_watch(user)
+    return user
+
+
+def page_path(page: str) -> str:
+    from market.models import Term
+
+    if page == "market":
+        return "/market/"
+    if page == "term":
+        return Term.objects.listed().order_by("pk").first().get_absolute_url()
+    return f"/list/cs.DC/{WEEK[-1]}/"
+
+
+def signed_in_client(user):
+    """A test client with a real session (stored where the site keeps sessions)."""
+    from django.test import Client
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(user)
+    return client
+
+
+def renders(client, path: str, *, count: int) -> list[float]:
+    """Milliseconds for each of ``count`` renders of ``path`` through the whole middleware stack,
+    with the page cache off (the first render, which warms the process, is not counted)."""
+    from django.conf import settings
+
+    from peerrevenue.pagecache import invalidate_pages
+
+    settings.PAGE_CACHE_SECONDS = 0
+    assert client.get(path).status_code == 200
+    times = []
+    for _ in range(count):
+        # The served site may have cached this page: start each render from a new generation.
+        invalidate_pages()
+        started = time.perf_counter()
+        response = client.get(path)
+        times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200
+    return sorted(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--signed-in", action="store_true", help="as a trader with a session")
+    parser.add_argument("--cold", action="store_true", help="with the page cache off")
+    parser.add_argument("--page", choices=["list", "market", "term"], default="list")
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--renders", type=int, default=1000)
+    parser.add_argument("--port", type=int, default=0, help="first of two ports (default: any)")
+    parser.add_argument("--database", default="peerrevenue_bench_pages", help="scratch db name")
+    parser.add_argument("--redis-db", type=int, default=14, help="Redis database (flushed)")
     args = parser.parse_args()
     require("wrk", "apt-get install -y wrk")
 
-    env = production_environment(scratch_database("peerrevenue_bench_pages"), redis_db=14)
+    env = production_environment(scratch_database(args.database), redis_db=args.redis_db)
+    if args.cold:
+        env["PAGE_CACHE_SECONDS"] = "0"
     setup_django(env)
     print("Seeding a week of listings and 200 terms…", flush=True)
     seed()
+    trader = make_trader()
+    from django.conf import settings
     from django.core.cache import cache
 
     cache.clear()
     from papers.models import Listing
 
     papers = Listing.objects.count()
+    path = page_path(args.page)
+    client = signed_in_client(trader) if args.signed_in else None
+    cookie = None
+    if client is not None:
+        session = client.cookies[settings.SESSION_COOKIE_NAME].value
+        cookie = f"{settings.SESSION_COOKIE_NAME}={session}"
 
-    path = f"/list/cs.DC/{WEEK[-1]}/"
-    site_port = free_port()
+    site_port = args.port or free_port()
     site = start_gunicorn("peerrevenue.wsgi", port=site_port, env=env)
     trivial = None
     body_file = tempfile.NamedTemporaryFile(suffix=".html")  # noqa: SIM115 - closed below
     try:
         site_url = f"http://127.0.0.1:{site_port}{path}"
         wait_for(site_url)
-        with urllib.request.urlopen(site_url) as response:
+        request = urllib.request.Request(site_url, headers={"Cookie": cookie} if cookie else {})
+        with urllib.request.urlopen(request) as response:
             body = response.read()
             content_type = response.headers["Content-Type"]
+        if cookie and TRADER.encode() not in body:
+            sys.exit("The signed-in page does not show the trader: the session cookie failed.")
         body_file.write(body)
         body_file.flush()
-        trivial_port = free_port()
+        trivial_port = args.port + 1 if args.port else free_port()
         trivial = start_gunicorn(
             "static_app:app",
             port=trivial_port,
@@ -126,33 +215,48 @@ def main() -> None:
         # Alternate the two, several rounds, and keep the medians: the machine's other load
         # then weighs on both sides alike.
         django_rates, trivial_rates = [], []
+        load = {"seconds": args.seconds, "connections": args.connections}
         for _ in range(args.rounds):
-            django_rates.append(wrk(site_url, seconds=args.seconds, connections=args.connections))
-            trivial_rates.append(
-                wrk(trivial_url, seconds=args.seconds, connections=args.connections)
-            )
+            django_rates.append(wrk(site_url, cookie=cookie, **load))
+            trivial_rates.append(wrk(trivial_url, cookie=cookie, **load))
     finally:
         stop(site)
         if trivial is not None:
             stop(trivial)
         body_file.close()
+    from django.test import Client
+
+    times = renders(client or Client(HTTP_HOST="127.0.0.1"), path, count=args.renders)
+    p50 = statistics.median(times)
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+
     django_rate = statistics.median(django_rates)
     trivial_rate = statistics.median(trivial_rates)
+    mode = ("signed-in" if args.signed_in else "anonymous") + (
+        ", page cache off" if args.cold else ("" if args.signed_in else ", page cache on")
+    )
+    goal = GOALS[args.signed_in, args.cold]
     print(
         "rounds (Django / trivial): "
         + ", ".join(
             f"{d:,.0f} / {t:,.0f}" for d, t in zip(django_rates, trivial_rates, strict=True)
         )
     )
-
     ratio = django_rate / trivial_rate
     print(f"listings in database:        {papers}")
-    print(f"page:                        {path} ({len(body):,} bytes)")
+    print(f"page:                        {path} ({len(body):,} bytes), {mode}")
     print(f"Django (gunicorn, 2 workers): {django_rate:,.0f} requests/s (median)")
     print(f"trivial WSGI app, same bytes: {trivial_rate:,.0f} requests/s (median)")
+    who = "signed-in" if args.signed_in else "anonymous"
     print(
-        f"summary: pages {django_rate:,.0f} req/s vs trivial {trivial_rate:,.0f} req/s, "
-        f"ratio {ratio:.2f} (goal >= 0.5) {'PASS' if ratio >= 0.5 else 'FAIL'}"
+        f"in-process render ({who}, page cache off), {len(times):,} renders: "
+        f"p50 {p50:.2f} ms, p99 {p99:.2f} ms"
+    )
+    passed = ratio >= goal and (args.page != "list" or p50 <= RENDER_GOAL_MS)
+    print(
+        f"summary: {path} {mode}: {django_rate:,.0f} req/s vs trivial {trivial_rate:,.0f} req/s, "
+        f"ratio {ratio:.2f} (goal >= {goal}); render p50 {p50:.2f} ms p99 {p99:.2f} ms "
+        f"(goal p50 <= {RENDER_GOAL_MS:g} ms on the list page) {'PASS' if passed else 'FAIL'}"
     )
 
 

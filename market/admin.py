@@ -20,7 +20,7 @@ from django.urls import path
 from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
 
 from . import cash
-from .candidates import candidate_terms
+from .candidates import candidate_terms, proposed_terms
 from .models import (
     Account,
     DividendEvent,
@@ -28,10 +28,13 @@ from .models import (
     Holding,
     LedgerTransaction,
     Mention,
+    NetWorthSnapshot,
     Term,
+    TermProposal,
     Trade,
     slug_is_reserved,
 )
+from .proposals import open_proposals
 from .refusals import TradeError
 from .units import format_credits, parse_credits
 
@@ -190,7 +193,10 @@ class TermAdmin(admin.ModelAdmin):
         if request.method == "POST":
             chosen = {p.strip() for p in request.POST.getlist("phrase") if p.strip()}
             offered = {candidate.phrase for candidate in candidate_terms(limit=200)}
-            to_list = sorted(chosen & offered)
+            offered |= set(open_proposals().values_list("phrase", flat=True))
+            # One term per phrase whatever its case ("RDMA" proposed, "rdma" found): the
+            # phrase is unique, and a second create would fail.
+            to_list = sorted({p.lower(): p for p in sorted(chosen & offered)}.values())
             if not to_list:
                 self.message_user(request, "Choose at least one phrase to list.", messages.ERROR)
                 return redirect("admin:market_term_candidates")
@@ -206,6 +212,7 @@ class TermAdmin(admin.ModelAdmin):
             "title": "Candidate terms",
             "opts": self.model._meta,
             "candidates": candidate_terms(),
+            "proposed": proposed_terms(),
         }
         return TemplateResponse(request, "admin/market/term/candidates.html", context)
 
@@ -433,3 +440,24 @@ class DividendEventAdmin(ReadOnlyAdmin):
     per_share_column = credits_column("per_share", "per share (credits)", ordering="per_share")
     search_fields = ["term__phrase", "paper__arxiv_id"]
     list_select_related = ["term", "paper"]
+
+
+@admin.register(TermProposal)
+class TermProposalAdmin(admin.ModelAdmin):
+    """Traders' proposals; curators list them from the candidate page."""
+
+    list_display = ["phrase", "user", "created_at", "term", "listed_at"]
+    list_filter = ["listed_at"]
+    search_fields = ["phrase", "reason", "user__username"]
+    readonly_fields = ["user", "phrase", "reason", "created_at", "term", "listed_at"]
+    fields = readonly_fields + ["notice_shown_at"]
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(NetWorthSnapshot)
+class NetWorthSnapshotAdmin(ReadOnlyAdmin):
+    list_display = ["date", "account", "net_worth", "granted"]
+    list_filter = ["date"]
+    search_fields = ["account__user__username"]

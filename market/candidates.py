@@ -20,6 +20,8 @@ from papers.typesetting import tex_to_text
 
 from .highlighting import current_matcher
 from .models import Term
+from .proposals import ProposedCandidate, open_proposals, proposed_candidates
+from .trends import announced_papers, first_words
 
 _STOPWORD_TEXT = """
     a about above across after again against all also an and any are as at be because been
@@ -96,6 +98,18 @@ def candidate_terms(
         if len(candidates) == limit:
             break
     return candidates
+
+
+def proposed_terms(*, since: dt.date | None = None) -> list[ProposedCandidate]:
+    """Traders' open proposals, each with the papers that use it since ``since`` (default: a
+    week, as for the candidates) and over the whole ingested history."""
+    return proposed_candidates(since=since or _default_since(), papers=papers_for_proposals())
+
+
+def papers_for_proposals():
+    """The announced papers that may use an open proposal's phrase (see ``market.trends``)."""
+    phrases = open_proposals().values_list("phrase", flat=True)
+    return announced_papers(containing=first_words(phrases))
 
 
 def _default_since() -> dt.date:

@@ -1,29 +1,18 @@
 """Finding the market's terms in text: the one matcher that both counts mentions for dividends
 and (on the pages) decides which words are highlighted.
 
-How mentions are counted
-------------------------
-A paper mentions a term when its title or its abstract contains the term's phrase, or one of
-the term's aliases, under these rules:
+The rules it follows are published on the rules page, whose source is ``market/rules.md``
+(section "How mentions are counted"): case-insensitive whole words, plurals, hyphens and spaces
+alike, aliases, the longest match winning, once per paper and term, listed terms only. A
+change to the matching here is a change to that page, and the other way round.
 
-1. **Case does not matter.** "KV cache", "kv cache" and "KV Cache" are the same.
-2. **Whole words only.** "cache" is not found inside "cached" or "cacheline". A hyphen separates
-   words, so "cache" is found in "KV-cache" and in "cache-aware".
-3. **Plurals count.** The last word may take "s" or "es" ("GPUs", "caches", "indexes"), and a
-   last word ending in a consonant and "y" may end in "ies" instead ("policy" → "policies").
-4. **Hyphens and spaces are interchangeable** between the words of a phrase: "key-value store",
-   "key value store" and "key-value-store" are one term; line breaks count as spaces.
-5. **Aliases** listed on a term count exactly like its phrase.
-6. **The longest match wins.** Where two terms overlap ("key-value store" and "value store"),
-   only the longer one counts; of two equally long matches, the earlier one does.
-7. **A paper counts once per term**, however many times it mentions the term and in however
-   many categories it appears. It counts when it is announced as a new submission or a
-   cross-list, not when a new version replaces it; hidden papers do not count.
+The work is linear in the text (n log n with the sort of candidates): every word is looked up
+once in an index of the terms' first words, each candidate pattern is tried once where it may
+start, and the choice among overlapping candidates is a sweep (see ``choose_longest``).
 
-Only listed terms are matched: halted and delisted terms neither pay nor highlight.
-
-The compiled matcher is cached per process and rebuilt when any term changes: saving or
-deleting a term, or changing its status, bumps a version kept in the shared cache.
+The compiled matcher is cached per process and rebuilt when the term set changes: saving or
+deleting a term, or changing its status, bumps a version kept in the shared cache (the
+receivers in ``market.signals`` call ``terms_changed``).
 """
 
 from __future__ import annotations
@@ -38,6 +27,8 @@ from django.core.cache import cache
 from django.db import transaction
 
 from peerrevenue.pagecache import invalidate_pages
+
+from .models import Term
 
 CACHE_KEY = "market:terms:version"
 
@@ -107,6 +98,29 @@ def _keys_for(word: str) -> Iterable[str]:
             yield word[:-2]
         if word.endswith("ies"):
             yield word[:-3] + "y"
+
+
+def choose_longest(
+    candidates: Iterable[tuple[int, int, int]], *, length: int
+) -> list[tuple[int, int, int]]:
+    """Non-overlapping ``(start, end, term id)`` spans, longest first, then earliest, then the
+    lowest term id; returned in text order. ``length`` bounds every ``end``.
+
+    Linear after the sort (n log n in all): a candidate is checked against the chosen spans by
+    its two end characters only. That suffices because every span chosen before it is at least
+    as long, and a span at least as long that overlaps [start, end) must cover ``start`` or
+    ``end - 1``. Each character is marked at most once, as chosen spans never overlap.
+    """
+    taken = bytearray(length)
+    chosen = []
+    for span in sorted(candidates, key=lambda c: (c[0] - c[1], c[0], c[2])):
+        start, end, _ = span
+        if end <= start or taken[start] or taken[end - 1]:
+            continue
+        taken[start:end] = b"\x01" * (end - start)
+        chosen.append(span)
+    chosen.sort()
+    return chosen
 
 
 class Matcher:
@@ -182,11 +196,10 @@ class Matcher:
                 found = pattern.match(text, start)
                 if found:
                     candidates[found.start(), found.end(), ref.id] = ref
-        chosen: list[Match] = []
-        for start, end, term_id in sorted(candidates, key=lambda c: (c[0] - c[1], c[0], c[2])):
-            if all(end <= m.start or start >= m.end for m in chosen):
-                chosen.append(Match(start, end, candidates[start, end, term_id]))
-        return sorted(chosen, key=lambda m: m.start)
+        return [
+            Match(start, end, candidates[start, end, term_id])
+            for start, end, term_id in choose_longest(candidates, length=len(text))
+        ]
 
     def mentioned_terms(self, text: str) -> set[int]:
         return {match.term.id for match in self.find_mentions(text)}
@@ -196,7 +209,10 @@ _compiled_lock = threading.Lock()
 _compiled: tuple[str, Matcher] | None = None
 
 
-def _current_version() -> str:
+def terms_version() -> str:
+    """A token that changes whenever the set of listed terms (or any term) changes; whatever is
+    derived from the terms (the matcher, highlighted abstracts, the price table) is keyed by it.
+    One read of the shared cache: callers rendering a page read it once and pass it on."""
     version = cache.get(CACHE_KEY)
     if version is None:
         # Evicted or never set: any fresh token forces every process to rebuild once.
@@ -221,15 +237,15 @@ def terms_changed() -> None:
     invalidate_pages()
 
 
-def current_matcher() -> Matcher:
-    """The matcher over all listed terms, rebuilt only when the terms changed."""
+def current_matcher(version: str | None = None) -> Matcher:
+    """The matcher over all listed terms, rebuilt only when the terms changed. ``version``, if
+    given, is a ``terms_version()`` the caller has just read."""
     global _compiled
-    version = _current_version()
+    if version is None:
+        version = terms_version()
     compiled = _compiled
     if compiled is not None and compiled[0] == version:
         return compiled[1]
-    from .models import Term
-
     with _compiled_lock:
         matcher = Matcher.from_terms(
             Term.objects.listed().values("id", "slug", "phrase", "aliases")

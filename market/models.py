@@ -535,3 +535,75 @@ class DividendEvent(models.Model):
     @property
     def amount(self) -> int:
         return self.per_share * self.shares
+
+
+class NetWorthSnapshot(models.Model):
+    """An account's worth at the end of one UTC day, kept by a daily Celery beat task.
+
+    ``granted`` is what the account had been given by then (starting grant and adjustments), so
+    a gain over a period is the change in ``net_worth - granted``: an adjustment in between is
+    not a gain.
+    """
+
+    # Indexed by the unique (account, date) constraint, which starts with it.
+    account = models.ForeignKey(
+        Account, on_delete=models.CASCADE, related_name="snapshots", db_index=False
+    )
+    date = models.DateField()
+    cash = models.BigIntegerField("cash (µ¢)")
+    holdings_value = models.BigIntegerField("shares at sell-back value (µ¢)")
+    net_worth = models.BigIntegerField("net worth (µ¢)")
+    granted = models.BigIntegerField("given so far (µ¢)")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["account", "date"]
+        get_latest_by = "date"
+        constraints = [
+            models.UniqueConstraint(fields=["account", "date"], name="one_snapshot_per_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account} on {self.date}: {self.net_worth} µ¢"
+
+    @property
+    def gain(self) -> int:
+        return self.net_worth - self.granted
+
+
+class TermProposal(models.Model):
+    """A phrase a trader asks the curators to list, with their reason.
+
+    ``term`` is set when a listed term covers the phrase; the proposer is then e-mailed once
+    (when it is set) and shown a notice once (``notice_shown_at``).
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="term_proposals"
+    )
+    phrase = models.CharField(max_length=100)
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    term = models.ForeignKey(
+        Term, on_delete=models.SET_NULL, null=True, blank=True, related_name="proposals"
+    )
+    listed_at = models.DateTimeField(null=True, blank=True)
+    notice_shown_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            # The notice check runs on every signed-in request: it must be an index probe.
+            models.Index(
+                fields=["user"],
+                condition=Q(listed_at__isnull=False, notice_shown_at__isnull=True),
+                name="proposal_unseen_notice",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"“{self.phrase}” proposed by {self.user}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.listed_at is None

@@ -13,7 +13,7 @@ from django.dispatch import receiver
 
 from papers.signals import listings_announced
 
-from . import highlighting
+from . import highlighting, proposals
 from .cash import open_account
 from .dividends import pay_dividends_for_day
 from .models import Term, terms_updated
@@ -35,6 +35,14 @@ def refresh_term_caches(**kwargs) -> None:
     # Saving, deleting, halting, relisting or delisting a term changes what is highlighted,
     # what the matcher pays for, and every cached page that shows either.
     highlighting.terms_changed()
+
+
+@receiver(post_save, sender=Term, dispatch_uid="market_term_closes_proposals")
+def close_covered_proposals(sender, instance: Term, raw: bool = False, **kwargs) -> None:
+    # Listed from the candidate page or added by hand, a term that covers a trader's proposal
+    # tells them (once: the proposal is closed by a conditional update).
+    if not raw:
+        proposals.mark_listed(term=instance)
 
 
 @receiver(listings_announced, dispatch_uid="market_pay_announced_dividends")

@@ -479,10 +479,10 @@ def _sell_back_sql():
     return _big(amount - curve.fee_sql(amount, basis_points=settings.MARKET_FEE_BASIS_POINTS))
 
 
-def scored_accounts() -> QuerySet[Account]:
-    """Traders' accounts (active users with at least one trade), each annotated with
-    ``holdings_value`` (sell-back value of all holdings), ``net_worth`` (cash plus that),
-    ``granted`` (starting grant and adjustments) and ``score`` (net worth minus granted)."""
+def valued_accounts() -> QuerySet[Account]:
+    """Every user's account, annotated with ``holdings_value`` (sell-back value of all
+    holdings), ``net_worth`` (cash plus that), ``granted`` (starting grant and adjustments) and
+    ``score`` (net worth minus granted). One statement, so the figures are of one instant."""
     holdings_value = (
         Holding.objects.filter(account=OuterRef("pk"), shares__gt=0)
         .order_by()
@@ -501,16 +501,21 @@ def scored_accounts() -> QuerySet[Account]:
         .annotate(total=Sum("amount"))
         .values("total")
     )
+    return Account.objects.users().annotate(
+        holdings_value=Coalesce(Subquery(holdings_value, output_field=_BIG), Value(0)),
+        granted=Coalesce(Subquery(granted, output_field=_BIG), Value(0)),
+        net_worth=_big(F("cash") + F("holdings_value")),
+        score=_big(F("net_worth") - F("granted")),
+    )
+
+
+def scored_accounts() -> QuerySet[Account]:
+    """Traders' accounts (active users with at least one trade), annotated as by
+    ``valued_accounts``."""
     return (
-        Account.objects.users()
+        valued_accounts()
         .filter(user__is_active=True)
         .filter(Exists(Trade.objects.filter(account=OuterRef("pk"))))
-        .annotate(
-            holdings_value=Coalesce(Subquery(holdings_value, output_field=_BIG), Value(0)),
-            granted=Coalesce(Subquery(granted, output_field=_BIG), Value(0)),
-            net_worth=_big(F("cash") + F("holdings_value")),
-            score=_big(F("net_worth") - F("granted")),
-        )
     )
 
 

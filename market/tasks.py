@@ -12,6 +12,7 @@ from papers.models import Category
 
 from .dividends import pay_dividends_for_day
 from .ledger import check_ledger as run_ledger_check
+from .networth import take_snapshots, today_utc
 
 logger = logging.getLogger(__name__)
 
@@ -39,3 +40,20 @@ def check_ledger() -> bool:
     else:
         logger.error("%s", report.text())
     return report.ok
+
+
+@shared_task(
+    name="market.tasks.snapshot_net_worth",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=5,
+)
+def snapshot_net_worth(date_iso: str | None = None) -> int:
+    """Record every account's net worth for a day; safe to run again.
+
+    Beat runs it just after the UTC day closed, so by default it is dated the day before.
+    """
+    date = dt.date.fromisoformat(date_iso) if date_iso else today_utc() - dt.timedelta(days=1)
+    taken = take_snapshots(date=date)
+    logger.info("Net-worth snapshots for %s: %d new", date.isoformat(), taken)
+    return taken

@@ -1,18 +1,24 @@
-"""Current price and day change of every listed term, for the hover cards on highlighted words.
+"""Current price and day change of every listed term, for the hover titles on highlighted words.
 
-Read on every page that shows abstracts, so the whole table is one query (the market table's
-own price arithmetic, ``stats.day_changes``) and is cached briefly.
+A price changes only when a trade moves its term's supply (dividends are paid in cash and move
+no supply), and the table's rows change only with the term set. So the table is kept under a key
+made of the term-set version and the id of the last trade: one indexed query per page tells
+whether it is still current, and then it comes from this process's memory, not unpickled from
+the shared cache on every use. Only the day change also moves with the clock, so no table is
+used for longer than ``TICKER_CACHE_SECONDS``.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.utils import timezone
 
-from .highlighting import CACHE_KEY as TERMS_VERSION_KEY
-from .models import Term
+from .highlighting import terms_version
+from .models import Term, Trade
 from .stats import day_changes
 from .units import format_credits
 
@@ -38,10 +44,37 @@ def load_tickers() -> dict[int, Ticker]:
     return {pk: Ticker(phrase, price, change) for pk, phrase, price, change in rows}
 
 
-def current_tickers() -> dict[int, Ticker]:
-    key = f"market:tickers:{cache.get(TERMS_VERSION_KEY)}"
-    tickers = cache.get(key)
-    if tickers is None:
-        tickers = load_tickers()
-        cache.set(key, tickers, TICKER_CACHE_SECONDS)
-    return tickers
+def last_trade_id() -> int:
+    """The newest trade's id (0 before the first): one index look-up."""
+    return Trade.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+# (key, wall-clock expiry, table): the last table this process used. Replaced whole, never
+# mutated, so readers on other threads need no lock; the lock only keeps two threads from
+# loading the same table at once.
+_recent: tuple[str, float, dict[int, Ticker]] | None = None
+_loading = threading.Lock()
+
+
+def current_tickers(*, version: str | None = None) -> dict[int, Ticker]:
+    """Every listed term's ticker by id; see ``current_price_table``."""
+    return current_price_table(version=version)[1]
+
+
+def current_price_table(*, version: str | None = None) -> tuple[str, dict[int, Ticker]]:
+    """(name, tickers by term id): the name changes whenever a price, the term set or (every
+    ``TICKER_CACHE_SECONDS``) the day changes do. ``version`` is a ``terms_version()`` the
+    caller has already read for this page, if any. Costs one query when nothing traded since
+    the last call (in this process or, through the shared cache, in any other)."""
+    global _recent
+    key = f"market:tickers:{version or terms_version()}:{last_trade_id()}"
+    recent = _recent
+    if recent is not None and recent[0] == key and recent[1] > time.time():
+        return f"{key}@{recent[1]}", recent[2]
+    with _loading:
+        entry = cache.get(key)
+        if entry is None or entry[0] <= time.time():
+            entry = (time.time() + TICKER_CACHE_SECONDS, load_tickers())
+            cache.set(key, entry, TICKER_CACHE_SECONDS)
+        _recent = (key, *entry)
+    return f"{key}@{entry[0]}", entry[1]

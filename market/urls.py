@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import proposal_views, views
 
 app_name = "market"
 
@@ -9,6 +9,7 @@ urlpatterns = [
     # Before the term pattern: "rules" is a page, not a term's slug.
     path("market/rules/", views.rules, name="rules"),
     path("market/tickers.json", views.tickers_json, name="tickers_json"),
+    path("market/propose/", proposal_views.propose, name="propose"),
     path("market/<slug:slug>/", views.term_detail, name="term"),
     path("market/<slug:slug>/quote/", views.quote, name="quote"),
     path("market/<slug:slug>/quote.json", views.quote_json, name="quote_json"),

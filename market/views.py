@@ -30,7 +30,7 @@ from papers.views import paginate
 from peerrevenue.pagecache import cache_page_for_anonymous
 from peerrevenue.ratelimit import client_address, is_limited
 
-from . import charts, curve, stats, trading
+from . import charts, curve, networth, stats, trading, trend_charts, trends
 from .forms import BUY_MAX, QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from .units import format_credits, format_shares
@@ -169,8 +169,19 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
     history = stats.price_history(term=term, now=timezone.now())
     dividends = stats.dividend_days(term=term)
     since_listing, before_listing = stats.mention_counts(term=term)
+    weeks = trends.weekly_mentions(term=term)
+    listed_week = trends.listing_week(term)
     context = {
         "term": term,
+        "trend_weeks": weeks,
+        "trend_listed_week": listed_week,
+        "trend_chart": trend_charts.mention_trend_chart(
+            weeks,
+            label=f"Papers mentioning “{term.phrase}” each week",
+            listed_week=listed_week,
+        )
+        if weeks
+        else None,
         "chart": charts.price_chart(
             history, label=f"Price of one share of “{term.phrase}” over time", dividends=dividends
         ),
@@ -463,8 +474,15 @@ def portfolio(request: HttpRequest) -> HttpResponse:
     # balance() opens the account (with its grant) of a user from before the market existed.
     summary = stats.portfolio(user=request.user, cash=trading.balance(request.user))
     history = paginate(request, stats.account_history(user=request.user), per_page=ROWS_PER_PAGE)
+    worth = networth.net_worth_series(
+        user=request.user, today=networth.today_utc(), now=summary.net_worth
+    )
     context = {
         "portfolio": summary,
+        "worth": worth,
+        "worth_chart": trend_charts.net_worth_chart(worth, label="Your net worth by day")
+        if len(worth) >= 2
+        else None,
         "page": history,
         "standing": stats.standing(user=request.user),
         "starting_grant": settings.MARKET_STARTING_GRANT,
@@ -476,9 +494,22 @@ def portfolio(request: HttpRequest) -> HttpResponse:
 @cache_page_for_anonymous
 @require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    page = paginate(request, stats.leaderboard(), per_page=ROWS_PER_PAGE)
-    standing = stats.standing(user=request.user) if request.user.is_authenticated else None
-    context = {"page": page, "standing": standing, "nav": "leaderboard"}
+    period = networth.period_from(request.GET.get("period"))
+    today = networth.today_utc()
+    ranked = networth.period_leaderboard(period=period, today=today)
+    page = paginate(request, ranked, per_page=ROWS_PER_PAGE)
+    standing = None
+    if request.user.is_authenticated:
+        standing = networth.period_standing(user=request.user, period=period, today=today)
+    context = {
+        "page": page,
+        "standing": standing,
+        "period": period,
+        "periods": networth.PERIODS,
+        "period_label": networth.PERIODS[period],
+        "period_start": networth.period_start(period, today=today),
+        "nav": "leaderboard",
+    }
     return render(request, "market/leaderboard.html", context)
 
 

@@ -69,6 +69,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After messages: tells a trader, once, that a term they proposed was listed.
+    "accounts.middleware.ProposalNoticeMiddleware",
 ]
 
 ROOT_URLCONF = "peerrevenue.urls"
@@ -84,6 +86,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "market.context_processors.page_terms",
             ],
         },
     },
@@ -237,6 +240,13 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Every hour: prove the books balance; a violation is logged as an error.
     "check-ledger": {"task": "market.tasks.check_ledger", "schedule": crontab(minute=17)},
+    # Each account's net worth at the close of the UTC day, for the portfolio chart and the
+    # week/month leaderboards. 20:05 New York is 00:05 or 01:05 UTC, just after the UTC day
+    # closed, summer or winter; the task dates it the day before. A rerun records nothing.
+    "snapshot-net-worth": {
+        "task": "market.tasks.snapshot_net_worth",
+        "schedule": crontab(minute=5, hour=20),
+    },
 }
 
 # arXiv endpoints; tests point these at a local server.
@@ -273,6 +283,8 @@ RATELIMIT_TRADES_PER_WINDOW = int(os.environ.get("RATELIMIT_TRADES_PER_WINDOW", 
 # Live quotes: the term page asks for one 300 ms after each keystroke, so this allows someone
 # typing without pause for the whole window, and stops a script pricing the market flat out.
 RATELIMIT_QUOTES_PER_WINDOW = int(os.environ.get("RATELIMIT_QUOTES_PER_WINDOW", "1200"))
+# Term proposals per trader in a day: enough for anyone, too few to flood the curators.
+RATELIMIT_PROPOSALS_PER_DAY = int(os.environ.get("RATELIMIT_PROPOSALS_PER_DAY", "10"))
 
 # Email: the console backend unless SMTP is configured.
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

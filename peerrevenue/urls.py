@@ -10,4 +10,5 @@ urlpatterns = [
     path("searches/delete/", saved_search_views.delete_saved_search, name="delete_saved_search"),
     path("", include("papers.urls")),
     path("", include("market.urls")),
+    path("", include("accounts.public_urls")),
 ]

@@ -1,73 +1,68 @@
-"""Highlight listed terms in typeset HTML: each mention becomes a link to the term's page.
+"""Highlighted terms in titles and abstracts: ``{% highlight_terms paper.abstract_html %}``.
 
-The input is the stored, sanitised HTML of a title or abstract. Terms are looked for only in
-text, never inside MathML, code or an existing link, with the same matcher that counts mentions
-for dividends.
+The input must already be sanitised HTML (the stored typeset HTML); the output escapes text.
+All highlighting on one page shares one ``PageTerms`` (put in every template's context by
+``market.context_processors.page_terms``), so the term set and the prices are read once a page.
+
+A block that shows highlighted text and otherwise depends only on a few values can be kept
+whole, rendered once per process until those values, the term set or a price change::
+
+    {% highlighted_fragment "paper" paper.pk paper.modified_at %}…{% endhighlighted_fragment %}
 """
 
 from __future__ import annotations
 
-import html
-import re
-
 from django import template
-from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from ..highlighting import current_matcher
-from ..tickers import current_tickers
+from ..context_processors import PAGE_TERMS
+from ..term_links import PageTerms, highlight
+
+__all__ = ["highlight", "highlight_terms", "highlighted_fragment"]
 
 register = template.Library()
 
-_TOKEN = re.compile(r"<[^>]*>|[^<]+")
-_TAG = re.compile(r"<(/?)([a-zA-Z][\w:-]*)")
-# Elements whose text is never highlighted: formulas, code and links (no link in a link).
-_OPAQUE = {"math", "code", "a"}
+
+@register.simple_tag(takes_context=True, name="highlight_terms")
+def highlight_terms(context: template.Context, markup: str) -> SafeString:
+    # Without the context processor (a template rendered outside a request) each text reads
+    # the term set and prices for itself: correct, only slower.
+    page = context.get(PAGE_TERMS) or PageTerms()
+    return mark_safe(page.highlight(markup))  # noqa: S308 - input is sanitised, output escapes text
 
 
-def _link(text: str, ref, tickers) -> str:
-    ticker = tickers.get(ref.id)
-    title = ticker.hover_text if ticker else ref.phrase
-    return (
-        f'<a class="term" href="{reverse("market:term", args=[ref.slug])}"'
-        f' title="{html.escape(title)}">{html.escape(text, quote=False)}</a>'
+@register.filter(name="highlight_terms", is_safe=True)
+def highlight_terms_filter(markup: str) -> SafeString:
+    """``{{ html|highlight_terms }}``, for templates written before the tag: it reads the term
+    set and prices for each text, where the tag shares one read with the whole page."""
+    return mark_safe(PageTerms().highlight(markup))  # noqa: S308 - as the tag
+
+
+class HighlightedFragmentNode(template.Node):
+    def __init__(self, name, vary_on, nodelist) -> None:
+        self.name = name
+        self.vary_on = vary_on
+        self.nodelist = nodelist
+
+    def render(self, context: template.Context) -> str:
+        page = context.get(PAGE_TERMS)
+        if page is None:  # outside a request: nothing to share, render as it is
+            return self.nodelist.render(context)
+        vary_on = [value.resolve(context) for value in self.vary_on]
+        return page.fragment(
+            self.name.resolve(context), vary_on, lambda: self.nodelist.render(context)
+        )
+
+
+@register.tag
+def highlighted_fragment(parser, token) -> HighlightedFragmentNode:
+    """``{% highlighted_fragment "name" value… %}…{% endhighlighted_fragment %}``: the block must
+    depend on nothing but the values listed (and the market's terms and prices)."""
+    bits = token.split_contents()
+    if len(bits) < 2:
+        raise template.TemplateSyntaxError(f"{bits[0]} needs a name and the values it varies on")
+    nodelist = parser.parse(("endhighlighted_fragment",))
+    parser.delete_first_token()
+    return HighlightedFragmentNode(
+        parser.compile_filter(bits[1]), [parser.compile_filter(bit) for bit in bits[2:]], nodelist
     )
-
-
-def highlight(markup: str) -> str:
-    matcher = current_matcher()
-    if not matcher.terms or not markup:
-        return markup
-    tickers = None
-    out: list[str] = []
-    opaque_depth = 0
-    for token in _TOKEN.findall(markup):
-        if token.startswith("<"):
-            tag = _TAG.match(token)
-            if tag and tag.group(2).lower() in _OPAQUE:
-                opaque_depth += -1 if tag.group(1) else 1
-            out.append(token)
-            continue
-        if opaque_depth > 0:
-            out.append(token)
-            continue
-        text = html.unescape(token)
-        matches = matcher.find_mentions(text)
-        if not matches:
-            out.append(token)
-            continue
-        if tickers is None:
-            tickers = current_tickers()
-        position = 0
-        for match in matches:
-            out.append(html.escape(text[position : match.start], quote=False))
-            out.append(_link(text[match.start : match.end], match.term, tickers))
-            position = match.end
-        out.append(html.escape(text[position:], quote=False))
-    return "".join(out)
-
-
-@register.filter(is_safe=True)
-def highlight_terms(markup: str) -> SafeString:
-    """``{{ paper.abstract_html|highlight_terms }}``: the input must already be sanitised HTML."""
-    return mark_safe(highlight(markup))  # noqa: S308 - input is sanitised, output escapes text

@@ -13,6 +13,7 @@ from market import trading
 from market.models import Term
 from papers.models import Category
 from tests.factories import list_paper, make_paper
+from tests.market.state import held_before_the_announcement
 
 pytestmark = pytest.mark.django_db
 
@@ -83,3 +84,50 @@ def test_preferences_need_a_login(client):
     response = client.get("/accounts/settings/")
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/")
+
+
+def test_digest_carries_the_days_dividends_and_the_biggest_moves_first(cs_dc, reader, rival):
+    from market import dividends
+
+    subscribe(reader)
+    kv = Term.objects.create(phrase="KV cache")
+    raft = Term.objects.create(phrase="Raft", p0=2_000_000, k=50_000)
+    quiet = Term.objects.create(phrase="Quorum")
+    trading.buy(user=reader, term=kv, shares=3, max_cost=None, key="d-kv")
+    trading.buy(user=reader, term=raft, shares=1, max_cost=None, key="d-raft")
+    trading.buy(user=reader, term=quiet, shares=1, max_cost=None, key="d-quiet")
+    # Dividends pay what was held at the announcement: the reader's shares are older than
+    # both days' announcements; the rival's buys are today's, and move today's prices.
+    held_before_the_announcement(FRIDAY - dt.timedelta(days=1))
+    trading.buy(user=rival, term=raft, shares=9, max_cost=None, key="d-raft-2")
+    trading.buy(user=rival, term=kv, shares=3, max_cost=None, key="d-kv-2")
+    papers = [
+        make_paper(title="Paging the KV cache"),
+        make_paper(title="A KV cache for agents"),
+        make_paper(title="Raft, again"),
+    ]
+    for paper in papers:
+        list_paper(paper, category=cs_dc, date=FRIDAY)
+    dividends.pay_dividend(
+        term=kv, paper_ids=[p.pk for p in papers[:2]], per_share=50_000, date=FRIDAY
+    )
+    dividends.pay_dividend(term=raft, paper_ids=[papers[2].pk], per_share=50_000, date=FRIDAY)
+    # Paid for an earlier day: not in this digest.
+    old = make_paper(title="Old KV cache")
+    list_paper(old, category=cs_dc, date=FRIDAY - dt.timedelta(days=1))
+    dividends.pay_dividend(
+        term=kv, paper_ids=[old.pk], per_share=50_000, date=FRIDAY - dt.timedelta(days=1)
+    )
+
+    assert send_daily_digests(date=FRIDAY, base_url="https://peer.example") == 1
+    body = mail.outbox[0].body
+    assert "Your dividends for the day's papers: 0.35 credits" in body
+    assert "- KV cache: 0.30 credits for 2 mentioning papers" in body
+    assert "- Raft: 0.05 credits for 1 mentioning paper\n" in body
+    moves = body[body.index("Biggest moves in your terms:") :]
+    # Raft rose 21.9% today (nine more shares on one), KV cache 3% (three on three), Quorum not.
+    assert moves.index("Raft") < moves.index("KV cache") < moves.index("Quorum")
+    assert "Raft: 1 share, 2.50 credits a share (+21.9% today)" in moves
+    html = mail.outbox[0].alternatives[0][0]
+    assert "Your dividends: 0.35 credits" in html
+    assert 'href="https://peer.example/market/raft/"' in html

@@ -9,8 +9,8 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from market import trading
-from market.models import Term
+from market import networth, trading
+from market.models import NetWorthSnapshot, Term
 from tests.conftest import PASSWORD
 from tests.factories import list_paper, make_paper
 
@@ -47,6 +47,20 @@ def market_day(cs_dc):
         trading.buy(user=trader, term=kv, shares=3 + n, max_cost=None, key=f"t{n}")
         trading.buy(user=rival, term=raft, shares=2, max_cost=None, key=f"r{n}")
     trading.sell(user=trader, term=kv, shares=5, min_proceeds=None, key="s")
+    # Two weeks of daily net worth: the portfolio's chart and the week's leaderboard have data.
+    today = networth.today_utc()
+    for user, base in ((trader, 1_000_000_000), (rival, 990_000_000)):
+        NetWorthSnapshot.objects.bulk_create(
+            NetWorthSnapshot(
+                account=user.market_account,
+                date=today - dt.timedelta(days=days),
+                cash=base + days * 3_210_000,
+                holdings_value=0,
+                net_worth=base + days * 3_210_000,
+                granted=1_000_000_000,
+            )
+            for days in range(1, 15)
+        )
     return {"kv": kv, "trader": trader}
 
 
@@ -70,10 +84,20 @@ PAGES = [
     "/market/kv-cache/quote/?side=buy&shares=3",
     "/portfolio/",
     "/leaderboard/",
+    "/leaderboard/?period=week",
+    "/traders/tobias/",
+    "/traders/rhea_with_a_rather_long_name/",
     "/market/rules/",
     "/archive/cs/",
 ]
-MONEY_PAGES = ["/market/", "/market/kv-cache/", "/portfolio/", "/leaderboard/"]
+MONEY_PAGES = [
+    "/market/",
+    "/market/kv-cache/",
+    "/portfolio/",
+    "/leaderboard/",
+    "/leaderboard/?period=week",
+    "/traders/tobias/",
+]
 AMOUNT = re.compile(r"(?<![\w.%])[−+-]?\d[\d,]*\.\d+(?![\d%])")
 
 

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import uuid
+from html.parser import HTMLParser
 
 import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from market import highlighting, trading
 from market.models import Term
 from market.templatetags.market import highlight
+from market.term_links import PageTerms
 from papers.typesetting import tex_to_html
 from tests.factories import list_paper, make_paper
 
@@ -101,12 +108,139 @@ def test_category_page_links_terms_in_abstracts(client, cs_dc, terms):
     assert ("/market/kv-cache/", "KV cache") not in found
 
 
-def test_a_thousand_terms_compile_once(terms, django_assert_max_num_queries):
+def test_a_thousand_terms_compile_once_and_a_page_reads_prices_once(
+    terms, django_assert_max_num_queries
+):
     Term.objects.bulk_create(Term(phrase=f"term{n}", slug=f"term{n}") for n in range(1000))
     from market.highlighting import terms_changed
 
     terms_changed()
-    highlight(tex_to_html("warm the matcher"))
-    with django_assert_max_num_queries(1):
-        for _ in range(50):
-            highlight(tex_to_html("term999 and term1 on a GPU with consensus"))
+    highlight(tex_to_html("warm the matcher and the prices of GPUs"))
+    with django_assert_max_num_queries(1):  # is the price table still current?
+        page = PageTerms()
+        for n in range(50):
+            page.highlight(tex_to_html(f"term999 and term{n} on a GPU with consensus"))
+
+
+# What a signed-in reader sees on the next render -------------------------------------------
+
+
+class _TermLinks(HTMLParser):
+    """Every highlighted term of a page as {text: hover title}, read like a browser would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: dict[str, str] = {}
+        self._open: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "a" and attributes.get("class") == "term":
+            self._open = attributes.get("title") or ""
+            self._text = ""
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._text += data
+
+    def handle_endtag(self, tag):
+        if tag == "a" and self._open is not None:
+            self.found[self._text] = self._open
+            self._open = None
+
+
+def term_links(client, url: str) -> dict[str, str]:
+    response = client.get(url)
+    assert response.status_code == 200
+    parser = _TermLinks()
+    parser.feed(response.content.decode())
+    return parser.found
+
+
+@pytest.fixture
+def paper(cs_dc, terms):
+    paper = make_paper(title="Raft everywhere", abstract="A KV cache for Raft consensus on GPUs.")
+    list_paper(paper, category=cs_dc, date=dt.date(2026, 10, 2))
+    return paper
+
+
+@pytest.fixture
+def signed_in(client, trader):
+    client.force_login(trader)
+    return client
+
+
+PAGES = ["/list/cs.DC/", "/abs/{arxiv_id}/"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_term_changes_show_on_the_next_signed_in_render(signed_in, paper, page):
+    url = page.format(arxiv_id=paper.arxiv_id)
+    assert {"KV cache", "consensus", "GPUs"} <= term_links(signed_in, url).keys()
+    gpu = Term.objects.filter(phrase="GPU")
+    gpu.halt(reason="Under review")
+    assert "GPUs" not in term_links(signed_in, url)
+    gpu.relist()
+    assert "GPUs" in term_links(signed_in, url)
+    gpu.delist(reason="Gone")
+    assert "GPUs" not in term_links(signed_in, url)
+    raft = Term.objects.create(phrase="Raft")  # listed
+    assert {"Raft", "consensus"} <= term_links(signed_in, url).keys()
+    raft.aliases = ["Raft consensus"]  # edited: the longer alias now wins
+    raft.save()
+    found = term_links(signed_in, url)
+    assert "Raft consensus" in found and "consensus" not in found
+    raft.delete()
+    assert "Raft" not in term_links(signed_in, url)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_trade_shows_its_new_price_on_the_next_signed_in_render(signed_in, trader, paper, page):
+    url = page.format(arxiv_id=paper.arxiv_id)
+    assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1.00 credits a share")
+    trading.buy(user=trader, term=Term.objects.get(phrase="GPU"), shares=10, max_cost=None, key="a")
+    # p0 + 10 k = 1 + 10 × 0.01 credits
+    assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1.10 credits a share")
+
+
+def test_an_edited_paper_shows_at_once(signed_in, paper):
+    for page in PAGES:
+        assert "GPUs" in term_links(signed_in, page.format(arxiv_id=paper.arxiv_id))
+    paper.abstract_html = tex_to_html("Now about a value store.")
+    paper.save()
+    for page in PAGES:
+        assert set(term_links(signed_in, page.format(arxiv_id=paper.arxiv_id))) == {"value store"}
+
+
+def test_a_hidden_paper_goes_at_once(signed_in, paper):
+    assert "Raft everywhere" in signed_in.get("/list/cs.DC/").content.decode()
+    paper.hidden = True
+    paper.save()
+    assert "Raft everywhere" not in signed_in.get("/list/cs.DC/").content.decode()
+    assert signed_in.get(f"/abs/{paper.arxiv_id}/").status_code == 404
+
+
+def test_another_workers_term_change_shows_here_too(signed_in, paper):
+    assert "GPUs" in term_links(signed_in, "/list/cs.DC/")  # this process now holds it all
+    # Another worker halts the term: its database write and its bump of the shared version.
+    Term.objects.filter(phrase="GPU").update(status=Term.Status.HALTED)
+    cache.set(highlighting.CACHE_KEY, uuid.uuid4().hex, None)
+    assert "GPUs" not in term_links(signed_in, "/list/cs.DC/")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_signed_in_render_reads_the_market_with_one_query(signed_in, paper, page):
+    url = page.format(arxiv_id=paper.arxiv_id)
+    term_links(signed_in, url)  # the first render matches and reads the price table
+    with CaptureQueriesContext(connection) as queries:
+        assert term_links(signed_in, url)
+    market = [q["sql"] for q in queries.captured_queries if '"market_' in q["sql"]]
+    assert len(market) == 1, market  # is the price table still current?
+
+
+def test_a_renamed_category_shows_at_once_in_kept_paper_items(signed_in, paper, cs_dc):
+    assert "Distributed Computing" in signed_in.get("/list/cs.DC/").content.decode()
+    cs_dc.name = "Distributed Systems"
+    cs_dc.save()
+    html = signed_in.get("/list/cs.DC/").content.decode()
+    assert '<p class="paper__label">Distributed Systems</p>' in html

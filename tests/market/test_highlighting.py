@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
+import ast
+from itertools import pairwise
+from pathlib import Path
 
-from market import highlighting
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from market import highlighting, models
 from market.models import Term
 
 
@@ -69,7 +75,73 @@ def test_the_matcher_is_compiled_once_per_change(terms, django_assert_num_querie
             highlighting.mentioned_terms("KV cache on the GPU")
 
 
-def test_rules_are_documented():
-    doc = highlighting.__doc__
+def test_rules_are_documented_on_the_rules_page_the_matcher_points_to():
+    assert "market/rules.md" in highlighting.__doc__
+    source = (Path(highlighting.__file__).parent / "rules.md").read_text(encoding="utf-8")
     for rule in ("Case does not matter", "Whole words", "Plurals", "Hyphens and spaces", "Aliases"):
-        assert rule in doc
+        assert rule in source
+
+
+def _choose_quadratically(candidates):
+    """The original chooser, kept as the reference: each span against every chosen span."""
+    chosen = []
+    for start, end, term_id in sorted(candidates, key=lambda c: (c[0] - c[1], c[0], c[2])):
+        if all(end <= s or start >= e for s, e, _ in chosen):
+            chosen.append((start, end, term_id))
+    return sorted(chosen)
+
+
+_spans = st.tuples(st.integers(0, 60), st.integers(1, 12), st.integers(1, 4)).map(
+    lambda t: (t[0], t[0] + t[1], t[2])
+)
+
+
+@given(st.sets(_spans, max_size=80))
+@settings(max_examples=300)
+def test_the_linear_chooser_picks_what_the_quadratic_one_did(candidates):
+    assert highlighting.choose_longest(candidates, length=72) == _choose_quadratically(candidates)
+
+
+_WORDS = ["Raft", "consensus", "protocol", "key", "value", "store", "-", " ", "s", "a"]
+
+
+@given(st.lists(st.sampled_from(_WORDS), max_size=40))
+@settings(max_examples=200)
+def test_mentions_in_random_texts_never_overlap_and_prefer_the_longest(words):
+    text = " ".join(words)
+    matcher = _matcher("Raft", "consensus", "Raft consensus", "consensus protocol", "value store")
+    found = matcher.find_mentions(text)
+    spans = [(m.start, m.end) for m in found]
+    assert spans == sorted(spans)
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in pairwise(spans))
+    # A single word's mention is dropped only where a chosen (longer) match covers it.
+    for match in _matcher("Raft", "consensus", "value store").find_mentions(text):
+        assert any(m.start < match.end and match.start < m.end for m in found)
+
+
+def _matcher(*phrases):
+    return highlighting.Matcher.from_terms(
+        {"id": n, "slug": f"t{n}", "phrase": phrase, "aliases": []}
+        for n, phrase in enumerate(phrases, start=1)
+    )
+
+
+def test_a_huge_abstract_of_repeated_terms_is_matched_in_one_pass():
+    # 40,000 repetitions once took the category page past the worker timeout.
+    matcher = _matcher("Raft", "consensus", "Raft consensus")
+    found = matcher.find_mentions("Raft consensus " * 40_000)
+    assert len(found) == 40_000
+    assert {m.term.phrase for m in found} == {"Raft consensus"}
+    assert found[-1].start == 15 * 39_999
+
+
+def test_the_models_do_not_import_the_matcher():
+    # The matcher reads the models; term changes reach it through market.signals instead.
+    source = Path(models.__file__).read_text(encoding="utf-8")
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            imported |= {node.module or alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+    assert not {"highlighting", "market.highlighting", "signals", "market.signals"} & imported

@@ -10,13 +10,14 @@ from html.parser import HTMLParser
 from django.contrib.auth import get_user_model
 
 from accounts.models import Preferences
+from market.models import TermProposal
 from papers.models import Watch
 from tests.market.state import market_state
 
 
 def site_state() -> dict[str, object]:
     """Everything a refused request must leave as it was: people, money, shares, watches and
-    preferences."""
+    preferences, and term proposals."""
     return market_state() | {
         "users": list(
             get_user_model()
@@ -24,7 +25,10 @@ def site_state() -> dict[str, object]:
             .values_list("pk", "username", "email", "password", "is_staff", "is_active")
         ),
         "watches": sorted(Watch.objects.values_list("user_id", "category_id")),
-        "preferences": sorted(Preferences.objects.values_list("user_id", "daily_digest")),
+        "preferences": sorted(
+            Preferences.objects.values_list("user_id", "daily_digest", "public_trader_page")
+        ),
+        "proposals": sorted(TermProposal.objects.values_list("user_id", "phrase")),
     }
 
 

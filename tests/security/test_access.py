@@ -3,8 +3,9 @@
 - Trading, watching, the watching page, the portfolio and the settings need a login: without
   one they send you to log in and change nothing.
 - The admin needs staff: anyone else is sent to the admin's login and changes nothing.
-- One user can never see or change another's account: no address names a user or an account,
-  the portfolio is always your own, and another user's idempotency key is just a key.
+- One user can never see or change another's account: no address names an account, the only
+  one naming a user is their public trader page (which they can hide), the portfolio is always
+  your own, and another user's idempotency key is just a key.
 - Every POST needs a CSRF token: the URLconf is walked, so a new view cannot forget it.
 - Logging in, signing up and trading are rate limited with a clear message, and the limit
   cannot be dodged by forging the X-Forwarded-For header.
@@ -78,8 +79,10 @@ SAMPLES = {
     "content_type_id": "1",
     "id": "1",
     "name": "Ada Lovelace",
+    "username": "tobias",
 }
-# Parameters outside the admin: none of them can name a user or an account.
+# Parameters outside the admin: none of them can name an account; a username names only the
+# public trader page, which shows what the trader chose to show (tests/accounts).
 # An author's name is the byline's text, not a user of this site.
 PUBLIC_PARAMETERS = {
     "code",
@@ -90,6 +93,7 @@ PUBLIC_PARAMETERS = {
     "uidb64",
     "token",
     "name",
+    "username",
 }
 # Unnamed regex routes cannot be reversed; each gets a concrete address here.
 UNNAMED_REGEX_ROUTES = {
@@ -148,6 +152,7 @@ KNOWN_POSTS = {
     "/accounts/password_reset/",
     "/admin/market/term/",
     "/admin/market/term/candidates/",
+    "/market/propose/",
 }
 
 
@@ -183,6 +188,8 @@ def trade_order(key: str | None = None) -> dict[str, str]:
         ("get", "/accounts/password_change/", {}, "/accounts/password_change/"),
         ("post", "/list/cs.DC/watch/", {}, "/list/cs.DC/"),
         ("post", "/market/kv-cache/trade/", trade_order(), "/market/kv-cache/"),
+        ("get", "/market/propose/", {}, "/market/propose/"),
+        ("post", "/market/propose/", {"phrase": "RDMA", "reason": "x" * 20}, "/market/propose/"),
     ],
 )
 def test_pages_for_signed_in_users_send_others_to_log_in(

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0002_unique_email'),
+        ('accounts', '0003_public_trader_page'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,32 @@
+"""Notices a signed-in person sees on their next page view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+
+from market.proposals import take_notices
+
+
+class ProposalNoticeMiddleware:
+    """A term a trader proposed was listed: say so once, in the page's messages.
+
+    Costs one cache read per signed-in page view and a query only when a proposal was listed;
+    nothing for anonymous readers, whose pages come from the page cache.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and request.method == "GET":
+            for proposal in take_notices(user=user):
+                messages.success(
+                    request,
+                    f"Good call: “{proposal.phrase}”, which you proposed, is now listed on the "
+                    f"market as “{proposal.term.phrase if proposal.term else proposal.phrase}”.",
+                )
+        return self.get_response(request)

@@ -1,0 +1,152 @@
+"""How many papers mentioned a term, week by week, over the whole ingested history.
+
+``Mention`` rows are recorded only when a day's dividends are paid, for the terms listed then,
+so they say nothing about the weeks before a term was listed. The trend is therefore counted
+afresh with the same matcher that pays dividends (``market.highlighting``, over all listed
+terms, so the longest match wins as it does for dividends), over the title and abstract of
+every visible paper, in the week (Monday to Sunday) of its first announcement as a new
+submission or cross-list. A paper counts once per term, as for dividends.
+
+Running the matcher over every paper of a long history takes seconds (bench/trends.py), so the
+database first narrows the papers to those whose text contains the first word of the term's
+phrase or an alias (a match must start with it), and the result is cached per term, keyed by
+the term set's version and the newest listing: an ingest or a term change starts a fresh count.
+A halted or delisted term (which the shared matcher leaves out) gets a matcher of its own.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db.models import Max, Min, Q
+
+from papers.calendar import NEW_YORK
+from papers.models import Listing, Paper
+
+from . import highlighting
+from .highlighting import Matcher
+from .models import Term
+
+CACHE_SECONDS = 6 * 60 * 60
+_FIRST_WORD = re.compile(r"\w+")
+_CONSONANT_Y = re.compile(r"[^\W\daeiou_]y$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class WeekCount:
+    week: dt.date  # the Monday
+    papers: int
+
+
+def week_of(day: dt.date) -> dt.date:
+    return day - dt.timedelta(days=day.weekday())
+
+
+def listing_week(term: Term) -> dt.date:
+    """The week in which the term was listed (its ``listed_at``, in arXiv's New York time)."""
+    return week_of(term.listed_at.astimezone(NEW_YORK).date())
+
+
+def first_words(phrases: Iterable[str]) -> set[str]:
+    """Text that every match of these phrases contains: the first word of each, and for a
+    one-word phrase ending in consonant + "y" its stem ("policies" matches "policy")."""
+    words = set()
+    for phrase in phrases:
+        found = _FIRST_WORD.search(phrase)
+        if found is None:
+            continue
+        word = found.group().lower()
+        single = found.end() == len(phrase.rstrip())
+        words.add(word[:-1] if single and _CONSONANT_Y.search(word) else word)
+    return words
+
+
+def announced_papers(
+    *, containing: Iterable[str] | None = None
+) -> Iterator[tuple[str, str, dt.date]]:
+    """(title, abstract, first announcement date) of every visible, announced paper; with
+    ``containing``, only those whose title or abstract contains one of these words (any case)."""
+    first = Min("listings__date", filter=Q(listings__announce_type__in=Listing.STREAM_TYPES))
+    papers = Paper.objects.visible()
+    if containing is not None:
+        wanted = Q(pk__in=[])
+        for word in containing:
+            wanted |= Q(title__icontains=word) | Q(abstract__icontains=word)
+        papers = papers.filter(wanted)
+    rows = (
+        papers.annotate(first_announced=first)
+        .filter(first_announced__isnull=False)
+        .order_by()
+        .values_list("title", "abstract", "first_announced")
+    )
+    return rows.iterator(chunk_size=2_000)
+
+
+def count_by_week(
+    matcher: Matcher, papers: Iterable[tuple[str, str, dt.date]]
+) -> dict[int, Counter[dt.date]]:
+    """Term id → mentioning papers per week (the Monday), for every term of ``matcher``.
+    Title and abstract are matched separately, as for dividends, so a phrase cannot span
+    the two."""
+    counts: dict[int, Counter[dt.date]] = defaultdict(Counter)
+    for title, abstract, day in papers:
+        for term_id in matcher.mentioned_terms(title) | matcher.mentioned_terms(abstract):
+            counts[term_id][week_of(day)] += 1
+    return counts
+
+
+Span = tuple[dt.date, dt.date] | None  # the first and last week with an announced paper
+
+
+def _version_and_span() -> tuple[str, Span]:
+    """The cache version (the matcher's version and the newest listing, so an ingest, which
+    also brings replaced abstracts, or a term change starts afresh; a paper hidden or edited
+    by hand shows within the cache lifetime) and the weeks of the history, in one query."""
+    stream = Q(announce_type__in=Listing.STREAM_TYPES)
+    found = Listing.objects.aggregate(
+        newest=Max("id"), first=Min("date", filter=stream), last=Max("date", filter=stream)
+    )
+    version = f"{cache.get(highlighting.CACHE_KEY) or 'none'}:{found['newest']}"
+    if found["first"] is None:
+        return version, None
+    return version, (week_of(found["first"]), week_of(found["last"]))
+
+
+def weekly_mentions(*, term: Term) -> list[WeekCount]:
+    """Mentioning papers per week, every week from the first ingested one to the latest, and
+    to the listing week if that is outside them (weeks without a mention count 0); empty when
+    nothing has been ingested.
+
+    One query when cached; otherwise two more (the terms, the candidate papers).
+    """
+    # The version is read before the matcher: if terms change in between, the counts are
+    # stored under the older version, which nobody asks for again.
+    version, span = _version_and_span()
+    if span is None:
+        return []
+    key = f"market:trend:{version}:{term.pk}"
+    counts = cache.get(key)
+    if counts is None:
+        phrases = [term.phrase, *(a for a in term.aliases or [] if isinstance(a, str))]
+        if term.status == Term.Status.LISTED:
+            matcher = highlighting.current_matcher()
+        else:
+            row = {"id": term.pk, "slug": term.slug, "phrase": term.phrase, "aliases": phrases[1:]}
+            matcher = Matcher.from_terms([row])
+        papers = announced_papers(containing=first_words(phrases))
+        counts = count_by_week(matcher, papers).get(term.pk, Counter())
+        cache.set(key, counts, CACHE_SECONDS)
+    # Reach the listing week even when no paper has been ingested since (or before) it, so the
+    # chart can mark it.
+    listed = listing_week(term)
+    week, last = min(span[0], listed), max(span[1], listed)
+    weeks = []
+    while week <= last:
+        weeks.append(WeekCount(week, counts.get(week, 0)))
+        week += dt.timedelta(days=7)
+    return weeks

@@ -1,0 +1,111 @@
+"""Public trader pages: what others see, what a trader who hides their page still sees, and
+where the pages are linked from."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from accounts.models import Preferences
+from market.models import Term
+from tests.market.test_stats import buy, sell
+from tests.market.test_views import page_text, row_cells
+
+pytestmark = pytest.mark.django_db
+
+PRIVATE = "This trader's page is private."
+
+
+@pytest.fixture
+def kv_cache(db) -> Term:
+    return Term.objects.create(phrase="KV cache")
+
+
+@pytest.fixture
+def raft(db) -> Term:
+    return Term.objects.create(phrase="Raft", p0=2_000_000, k=50_000)
+
+
+def hide(user) -> None:
+    Preferences.objects.update_or_create(user=user, defaults={"public_trader_page": False})
+
+
+def test_anyone_sees_a_traders_holdings_gain_and_recent_trades(client, trader, kv_cache, raft):
+    buy(trader, kv_cache, 10)
+    buy(trader, raft, 3)
+    sell(trader, raft, 3)
+    response = client.get("/traders/tobias/")
+    assert response.status_code == 200
+    text = page_text(response)
+    assert "tobias" in text and "Net worth 999.67 credits" in text
+    assert row_cells(response, "KV cache")[:3] == ["KV cache", "10", "10.35"]
+    assert "Raft" not in row_cells(response, "KV cache")[0]
+    trades = response.content.decode().split('id="trades-heading"')[1]
+    # Newest first: the sale, then the two buys.
+    assert trades.index("Sell") < trades.index("Buy")
+    assert trades.count('class="side side--') == 3
+
+
+def test_a_hidden_page_says_so_to_others_and_shows_nothing(client, trader, rival, kv_cache):
+    buy(trader, kv_cache, 10)
+    hide(trader)
+    response = client.get("/traders/tobias/")
+    assert response.status_code == 404
+    assert PRIVATE in page_text(response)
+    assert "KV cache" not in page_text(response)
+
+    client.force_login(rival)
+    assert client.get("/traders/tobias/").status_code == 404
+
+
+def test_the_owner_still_sees_their_hidden_page(client, trader, kv_cache):
+    buy(trader, kv_cache, 10)
+    hide(trader)
+    client.force_login(trader)
+    response = client.get("/traders/tobias/")
+    assert response.status_code == 200
+    text = page_text(response)
+    assert "KV cache" in text
+    assert "Only you can see this page: others are told it is private" in text
+
+
+def test_staff_see_hidden_pages(staff, trader, kv_cache):
+    buy(trader, kv_cache, 1)
+    hide(trader)
+    assert staff.get("/traders/tobias/").status_code == 200
+
+
+def test_settings_hide_and_show_the_page(client, trader):
+    owner = Client()
+    owner.force_login(trader)
+    assert "Show my trader page to others" in page_text(owner.get("/accounts/settings/"))
+    owner.post("/accounts/settings/", {})  # both boxes unticked
+    assert client.get("/traders/tobias/").status_code == 404
+    owner.post("/accounts/settings/", {"public_trader_page": "on"})
+    assert client.get("/traders/tobias/").status_code == 200
+
+
+def test_unknown_and_inactive_traders_are_not_found(client, trader, django_user_model):
+    assert client.get("/traders/nobody/").status_code == 404
+    trader.is_active = False
+    trader.save()
+    response = client.get("/traders/tobias/")
+    assert response.status_code == 404 and PRIVATE not in page_text(response)
+
+
+def test_leaderboard_and_top_holders_link_to_trader_pages(client, trader, kv_cache):
+    buy(trader, kv_cache, 2)
+    link = '<a href="/traders/tobias/">tobias</a>'
+    assert link in client.get("/leaderboard/").content.decode()
+    assert link in client.get("/market/kv-cache/").content.decode()
+
+
+def test_a_name_with_a_slash_still_has_a_page(client, django_user_model, kv_cache):
+    odd = django_user_model.objects.create_user("ann/<b>bold</b>")
+    buy(odd, kv_cache, 1)
+    board = client.get("/leaderboard/").content.decode()
+    link = "/traders/ann/%3Cb%3Ebold%3C/b%3E/"
+    assert f'href="{link}"' in board and "<b>bold</b>" not in board
+    response = client.get(link)
+    assert response.status_code == 200
+    assert "ann/&lt;b&gt;bold&lt;/b&gt;" in response.content.decode()
