@@ -39,6 +39,12 @@ class RateLimitedLoginView(LoginView):
             return self.render_to_response(self.get_context_data(form=form), status=429)
         return super().post(request, *args, **kwargs)
 
+    def get_redirect_url(self) -> str:
+        url = super().get_redirect_url()
+        # Django lets "//" and "/\\" through (no host named), but a browser reads a URL that
+        # starts so as the address of another site: send the reader home instead.
+        return "" if url.startswith(("//", "/\\")) else url
+
 
 class RateLimitedPasswordResetView(PasswordResetView):
     """Each reset request sends a mail: limit them per client, and per inbox whoever asks."""

@@ -117,3 +117,15 @@ def test_empty_signup_form_says_what_is_missing(client):
     assert response.status_code == 200
     assert response.content.decode().count("This field is required.") == 4
     assert not get_user_model().objects.exists()
+
+
+@pytest.mark.parametrize("next_url", ["//", "//evil.example/", "/\\evil.example"])
+def test_signing_in_never_sends_the_reader_to_a_protocol_relative_address(
+    client, reader, password, next_url
+):
+    response = client.post(
+        "/accounts/login/",
+        {"username": reader.username, "password": password, "next": next_url},
+    )
+    assert response.status_code == 302
+    assert not response.url.startswith(("//", "/\\"))
