@@ -1,41 +1,33 @@
-"""Reading pages the way a reader does: visible text, entries in page order."""
+"""The paper stream as a reader sees it, read through ``tests.html.Page``: entries in page
+order, and what serving a page costs."""
 
 from __future__ import annotations
 
-import re
-
-
-def page_text(response) -> str:
-    """The visible text of a page, whitespace folded, for assertions a reader would make."""
-    html = response.content.decode()
-    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
-    text = re.sub(r"<[^>]+>", " ", html)
-    text = text.replace("&nbsp;", " ").replace("&amp;", "&").replace("&#x27;", "'")
-    return re.sub(r"\s+", " ", text).strip().replace(" ,", ",")
+from tests.html import Page
 
 
 def paper_ids_in_order(response) -> list[str]:
-    """The stream's entries in page order (replacement entries have ids "replaced-…")."""
-    return re.findall(r'<li class="paper" id="(\d[^"]*)"', response.content.decode())
+    """The stream's entries in page order (replacement entries, "replaced-…", left out)."""
+    return [i for i in Page.of(response).ids("li", cls="paper") if not i.startswith("replaced-")]
 
 
 def replaced_ids_in_order(response) -> list[str]:
-    return re.findall(r'<li class="paper" id="replaced-([^"]+)"', response.content.decode())
+    """The arXiv ids of the replacement entries, in page order."""
+    ids = Page.of(response).ids("li", cls="paper")
+    return [i.removeprefix("replaced-") for i in ids if i.startswith("replaced-")]
 
 
 def entry_parts(response) -> list[tuple[str, list[str]]]:
     """[(entry id, [the entry's parts, by class, in order])] for every paper entry on the page.
 
-    The parts are the elements whose class starts with ``paper__`` (nothing inside a title or
-    an abstract has one), so the typeset MathML in between does not matter.
+    The parts are the elements whose first class starts with ``paper__`` (nothing inside a
+    title or an abstract has one), so the typeset MathML in between does not matter.
     """
-    html = response.content.decode()
-    entries = []
-    for chunk in html.split('<li class="paper" id="')[1:]:
-        entry_id, _, body = chunk.partition('"')
-        body = body.split("</li>\n</ol>")[0].split('<li class="paper" id="')[0]
-        entries.append((entry_id, re.findall(r'class="(paper__[a-z-]+)', body)))
-    return entries
+    firsts = lambda entry: [e.classes[0] for e in entry.iter() if e.classes]  # noqa: E731
+    return [
+        (entry.id or "", [name for name in firsts(entry) if name.startswith("paper__")])
+        for entry in Page.of(response).select("li", cls="paper")
+    ]
 
 
 def queries_for(client, url: str) -> int:

@@ -9,8 +9,8 @@ import pytest
 from django.utils import timezone
 
 from papers.models import Category, IngestRun, Listing
+from tests.html import page_text
 from tests.papers.helpers import Reply, atom_entry, atom_feed
-from tests.papers.pages import page_text
 
 pytestmark = pytest.mark.django_db
 

@@ -4,13 +4,13 @@ a notice on dates without an announcement (weekends, holidays), and each day's r
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pytest
 
 from papers.models import Listing
 from tests.factories import list_paper, make_listed_papers, make_paper
-from tests.papers.pages import page_text, paper_ids_in_order, replaced_ids_in_order
+from tests.html import Page, page_text
+from tests.papers.pages import paper_ids_in_order, replaced_ids_in_order
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def week(cs_dc):
 
 
 def links(response, rel: str) -> list[str]:
-    return re.findall(rf'<a rel="{rel}" href="([^"]+)"', response.content.decode())
+    return [a.attrs["href"] for a in Page.of(response).select("a", rel=rel, href=...)]
 
 
 def test_a_saturday_says_there_was_no_announcement_and_shows_the_day_before(client, week):

@@ -9,7 +9,8 @@ import pytest
 
 from papers.models import Category, Listing
 from tests.factories import list_paper, make_listed_papers, make_paper
-from tests.papers.pages import page_text, paper_ids_in_order, queries_for
+from tests.html import page_text
+from tests.papers.pages import paper_ids_in_order, queries_for
 
 pytestmark = pytest.mark.django_db
 

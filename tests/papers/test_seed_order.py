@@ -7,15 +7,15 @@ abstract is longer than the clamp), "All authors" (four or more), then the arXiv
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pytest
 
 from papers import ingest
 from papers.models import Listing, Paper
 from tests.factories import list_paper, make_paper
+from tests.html import Page, page_text
 from tests.papers.helpers import SAMPLE
-from tests.papers.pages import entry_parts, page_text, paper_ids_in_order, replaced_ids_in_order
+from tests.papers.pages import entry_parts, paper_ids_in_order, replaced_ids_in_order
 
 pytestmark = pytest.mark.django_db
 
@@ -76,16 +76,18 @@ def test_the_stream_and_the_replacements_hold_every_stored_listing(client, seede
 
 
 def test_read_the_full_abstract_only_where_there_is_more(client, seeded):
-    html = "".join(response.content.decode() for response in seed_pages(client))
+    entries = {
+        entry.id: entry
+        for response in seed_pages(client)
+        for entry in Page.of(response).select("li", cls="paper")
+    }
     for paper in Paper.objects.all():
-        entry = re.search(
-            rf'<li class="paper" id="{re.escape(paper.arxiv_id)}">(.*?)</li>', html, re.S
-        )
+        entry = entries.get(paper.arxiv_id)
         if entry is None:
             continue  # a replacement only: checked through its own entry id
-        has_control = "Read the full abstract" in entry.group(1)
+        has_control = "Read the full abstract" in entry.text
         assert has_control == paper.abstract_is_long, paper.arxiv_id
-        assert ("paper__abstract--clamped" in entry.group(1)) == has_control
+        assert bool(entry.select(cls="paper__abstract--clamped")) == has_control
 
 
 def test_a_short_abstract_has_no_control_and_is_not_cut(client, cs_dc):

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pytest
 from django.utils import timezone
 
 from papers.models import Listing, Watch
 from tests.factories import list_paper, make_listed_papers, make_paper
-from tests.papers.pages import page_text, paper_ids_in_order, queries_for
+from tests.html import Page, page_text
+from tests.papers.pages import paper_ids_in_order, queries_for
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +31,7 @@ def test_category_page_head(client, cs_dc):
     assert "Fresh from arXiv, typeset properly. Highlighted words trade on the market." in text
     assert "Computer Science › Distributed Computing" in text
     assert "cs.DC Watch" in text.replace("0 watchers", "")
-    assert re.search(r"<h1>Distributed Computing</h1>", client.get("/list/cs.DC/").content.decode())
+    assert Page.of(client.get("/list/cs.DC/")).one("h1").text == "Distributed Computing"
 
 
 def test_day_headings_and_year_only_when_not_current(client, cs_dc):
@@ -73,13 +73,13 @@ def test_cross_list_label_names_the_primary_category(client, cs_dc):
 def test_author_forms(client, cs_dc, authors, short):
     list_paper(make_paper(authors=authors), category=cs_dc, date=FRIDAY)
     response = client.get("/list/cs.DC/")
-    html = response.content.decode()
-    byline = re.search(r'<p class="paper__authors">(.*?)</p>', html).group(1)
-    assert re.sub(r"<[^>]+>", "", byline) == short
-    assert byline.count("<a ") == min(len(authors), 3)
+    page = Page.of(response)
+    byline = page.first("p", cls="paper__authors")
+    assert byline.text == short
+    assert len(byline.select("a")) == min(len(authors), 3)
     if len(authors) >= 4:
         assert f"All authors {', '.join(authors)}" in page_text(response)
-        assert '<details class="paper__all-authors">' in html
+        assert page.select("details", cls="paper__all-authors")
     else:
         assert "All authors" not in page_text(response)
 
@@ -97,10 +97,10 @@ def test_abstract_is_whole_in_the_html_with_a_no_script_control(client, cs_dc):
     abstract = " ".join(f"word{n}" for n in range(300))
     list_paper(make_paper(abstract=abstract), category=cs_dc, date=FRIDAY)
     response = client.get("/list/cs.DC/")
-    html = response.content.decode()
-    assert "word0" in html and "word299" in html
-    assert re.search(
-        r"<details class=\"paper__more\">\s*<summary>Read the full abstract</summary>", html
+    page = Page.of(response)
+    assert "word0" in page.text and "word299" in page.text
+    assert page.one("details", cls="paper__more").first("summary").text == (
+        "Read the full abstract"
     )
 
 
