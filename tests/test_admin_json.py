@@ -13,7 +13,7 @@ from django.urls import reverse
 from market.models import Term
 from peerrevenue.forms import JSONField
 from tests.factories import make_paper
-from tests.security.helpers import form_data
+from tests.html import Page
 
 pytestmark = [
     pytest.mark.django_db,
@@ -28,13 +28,13 @@ DEEP = "[" * 100_000 + "]" * 100_000  # past the decoder's recursion limit
 def term_change(staff) -> tuple[str, dict[str, str], object]:
     term = Term.objects.create(phrase="KV cache", aliases=["KV-cache"])
     url = reverse("admin:market_term_change", args=[term.pk])
-    return url, form_data(staff.get(url).content.decode(), "term_form"), term
+    return url, Page.of(staff.get(url)).form("term_form"), term
 
 
 def paper_change(staff) -> tuple[str, dict[str, str], object]:
     paper = make_paper(title="Gossip with huge numbers")
     url = reverse("admin:papers_paper_change", args=[paper.pk])
-    return url, form_data(staff.get(url).content.decode(), "paper_form"), paper
+    return url, Page.of(staff.get(url)).form("paper_form"), paper
 
 
 def saved(obj) -> dict:

@@ -34,7 +34,7 @@ from papers.identifiers import (
 )
 from papers.models import Category, Paper
 from tests.factories import list_paper, make_paper
-from tests.security.helpers import form_data
+from tests.html import Page
 
 # The paper form's licence box; Django's own deprecation notice, not ours.
 pytestmark = pytest.mark.filterwarnings("ignore:The default scheme will be changed")
@@ -92,7 +92,7 @@ def assert_refused(response, message: str) -> None:
 
 def paper_add_form(staff) -> dict[str, str]:
     url = reverse("admin:papers_paper_add")
-    data = form_data(staff.get(url).content.decode(), "paper_form")
+    data = Page.of(staff.get(url)).form("paper_form")
     return data | {
         "version": "1",
         "title": "Gossip on trees",
@@ -119,7 +119,7 @@ def test_changing_a_paper_id_to_one_the_paper_url_cannot_take_is_refused(staff, 
     paper = make_paper(arxiv_id="2611.00001")
     list_paper(paper, category=cs_dc, date=DAY)
     url = reverse("admin:papers_paper_change", args=[paper.pk])
-    data = form_data(staff.get(url).content.decode(), "paper_form")
+    data = Page.of(staff.get(url)).form("paper_form")
     before = saved_papers()
     assert_refused(staff.post(url, data | {"arxiv_id": arxiv_id}), ARXIV_ID_MESSAGE)
     assert saved_papers() == before
@@ -174,7 +174,7 @@ def test_changing_a_category_code_to_one_its_pages_cannot_take_is_refused(
 ):
     list_paper(make_paper(), category=cs_dc, date=DAY)
     url = reverse("admin:papers_category_change", args=[cs_dc.pk])
-    data = form_data(staff.get(url).content.decode(), "category_form")
+    data = Page.of(staff.get(url)).form("category_form")
     before = saved_categories()
     assert_refused(staff.post(url, data | {field: value}), CODE_MESSAGES[field])
     assert saved_categories() == before

@@ -1,5 +1,6 @@
 """What the security tests look at: the state a refused request must not change, and the active
-content (scripts, event handlers, ``javascript:`` links) that no hostile input may produce."""
+content (scripts, event handlers, ``javascript:`` links) that no hostile input may produce.
+(Forms are read as a browser submits them by ``tests.html.Page.form``.)"""
 
 from __future__ import annotations
 
@@ -125,61 +126,3 @@ def inspect_html(markup: str) -> PageReport:
 def active_content(markup: str) -> list[str]:
     """What in this HTML could run script: empty for an inert page."""
     return inspect_html(markup).problems
-
-
-# Forms as a browser submits them --------------------------------------------------------------
-
-
-class _FormReader(HTMLParser):
-    def __init__(self, form: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.form = form
-        self.data: dict[str, str] = {}
-        self._in_form = False
-        self._textarea: str | None = None
-        self._select: str | None = None
-        self._option: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {name: value or "" for name, value in attrs}
-        if tag == "form":
-            self._in_form = self.form in (values.get("id"), values.get("action"))
-        if not self._in_form or "name" not in values and tag != "option":
-            return
-        name = values.get("name", "")
-        if tag == "input":
-            kind = values.get("type", "text")
-            if kind in ("submit", "button", "file", "image", "reset"):
-                return
-            if kind in ("checkbox", "radio") and "checked" not in values:
-                return
-            self.data[name] = values.get("value", "on" if kind == "checkbox" else "")
-        elif tag == "textarea":
-            self._textarea = name
-            self.data[name] = ""
-        elif tag == "select":
-            self._select = name
-            self.data.setdefault(name, "")
-        elif tag == "option" and self._select is not None and "selected" in values:
-            self.data[self._select] = values.get("value", "")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "form":
-            self._in_form = False
-        elif tag == "textarea":
-            self._textarea = None
-        elif tag == "select":
-            self._select = None
-
-    def handle_data(self, data: str) -> None:
-        if self._textarea is not None:
-            self.data[self._textarea] += data
-
-
-def form_data(markup: str, form: str) -> dict[str, str]:
-    """The fields a browser would submit from the form with this id or action, as the page
-    filled them (a textarea's first newline, which browsers drop, is dropped too)."""
-    reader = _FormReader(form)
-    reader.feed(markup)
-    reader.close()
-    return {name: value.removeprefix("\n") for name, value in reader.data.items()}

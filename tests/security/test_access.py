@@ -28,7 +28,8 @@ from market.models import Account, Term, Trade
 from papers.models import Paper, Watch
 from papers.urls import ARXIV_ID
 from tests.factories import list_paper, make_paper
-from tests.security.helpers import form_data, site_state
+from tests.html import Page
+from tests.security.helpers import site_state
 
 pytestmark = pytest.mark.django_db
 
@@ -324,12 +325,12 @@ def test_the_same_posts_with_the_pages_csrf_token_go_through(trader, kv_cache, c
     client = Client(enforce_csrf_checks=True)
     client.force_login(trader)
     quote = client.get("/market/kv-cache/quote/", {"side": "buy", "shares": "2"})
-    confirm = form_data(quote.content.decode(), "/market/kv-cache/trade/")
+    confirm = Page.of(quote).form("/market/kv-cache/trade/")
     assert confirm["csrfmiddlewaretoken"]
     assert client.post("/market/kv-cache/trade/", confirm).status_code == 302
     assert trading.holding(trader, kv_cache) == 2
-    category = client.get("/list/cs.DC/").content.decode()
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', category).group(1)
+    category = Page.of(client.get("/list/cs.DC/"))
+    token = category.first("input", name="csrfmiddlewaretoken").attrs["value"]
     assert client.post("/list/cs.DC/watch/", {"csrfmiddlewaretoken": token}).status_code == 302
     assert Watch.objects.filter(user=trader, category=cs_dc).exists()
 

@@ -31,7 +31,8 @@ from papers.identifiers import ARXIV_ID
 from papers.models import Paper, Watch
 from tests.conftest import PASSWORD
 from tests.factories import make_listed_papers
-from tests.security.helpers import form_data, site_state
+from tests.html import Page
+from tests.security.helpers import site_state
 
 pytestmark = [
     pytest.mark.django_db,
@@ -399,7 +400,7 @@ def admin_form(staff_client) -> Callable[[str, str], dict[str, str]]:
 
     def read(url: str, form_id: str) -> dict[str, str]:
         if url not in forms:
-            forms[url] = form_data(staff_client.get(url).content.decode(), form_id)
+            forms[url] = Page.of(staff_client.get(url)).form(form_id)
         return dict(forms[url])
 
     return read

@@ -13,7 +13,6 @@ looking at a page that does not contain it.
 from __future__ import annotations
 
 import datetime as dt
-import re
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
@@ -29,6 +28,7 @@ from market import trading
 from market.models import Account, Mention, Term
 from papers.ingest import ingest_feed, parse_feed
 from papers.models import Category, Paper, Watch
+from tests.html import Page
 from tests.market.state import held_before_the_announcement
 from tests.security.helpers import active_content, inspect_html
 
@@ -309,9 +309,8 @@ def test_term_descriptions_keep_their_text_but_lose_every_script(client, hostile
     assert "Hostile description" in " ".join(text.split())
     assert TEMPLATE in text  # shown literally, never evaluated
     # The links that survive in the description go to the web or to mail, nowhere else.
-    description = re.search(r'<section class="term-description.*?</section>', markup, re.S)
-    assert description is not None
-    hrefs = re.findall(r'href="([^"]*)"', description.group())
+    description = Page.parse(markup).one("section", cls="term-description")
+    hrefs = [element.attrs["href"] for element in description.select(href=...)]
     assert all(href.startswith(("http://", "https://", "mailto:")) for href in hrefs)
     # The recent mentions list the hostile papers by their (escaped) titles.
     assert "Consensus under attack <script>alert(1)</script>" in text
