@@ -1,10 +1,14 @@
-"""Small builders for papers and listings, so page tests read like the pages they check."""
+"""Small builders for papers, listings, announcements and trades, so tests read like what a
+user does: a paper is announced, a trader buys or sells."""
 
 from __future__ import annotations
 
 import datetime as dt
 import itertools
+import uuid
 
+from market import trading
+from market.models import Mention, Term, Trade
 from papers.models import Category, Listing, Paper
 from papers.typesetting import TYPESETTER_VERSION, tex_to_html, tex_to_text
 
@@ -66,3 +70,49 @@ def make_listed_papers(
         list_paper(paper, category=category, date=date)
         papers.append(paper)
     return papers
+
+
+def announce(
+    term: Term | None,
+    *,
+    date: dt.date,
+    category: Category,
+    hidden: bool = False,
+    announce_type: str = Listing.AnnounceType.NEW,
+    **fields,
+) -> Paper:
+    """A new paper listed in ``category`` on ``date``; with a term, also recorded as mentioning
+    it (as the daily pipeline would). ``fields`` go to ``make_paper`` (title, abstract, …)."""
+    paper = make_paper(hidden=hidden, **fields)
+    list_paper(paper, category=category, date=date, announce_type=announce_type)
+    if term is not None:
+        Mention.objects.create(term=term, paper=paper, date=date)
+    return paper
+
+
+def _dated(trade: Trade, when: dt.datetime | None) -> Trade:
+    # Backdating goes around the trade's own clock: only tests want a trade in the past.
+    if when is not None:
+        Trade.objects.filter(pk=trade.pk).update(created_at=when)
+        trade.created_at = when
+    return trade
+
+
+def buy(
+    user, term: Term, shares: int, *, when: dt.datetime | None = None, key: str | None = None
+) -> Trade:
+    """``user`` buys ``shares`` of ``term`` at any price, optionally dated ``when``."""
+    trade = trading.buy(
+        user=user, term=term, shares=shares, max_cost=None, key=key or uuid.uuid4().hex
+    )
+    return _dated(trade, when)
+
+
+def sell(
+    user, term: Term, shares: int, *, when: dt.datetime | None = None, key: str | None = None
+) -> Trade:
+    """``user`` sells ``shares`` of ``term`` at any price, optionally dated ``when``."""
+    trade = trading.sell(
+        user=user, term=term, shares=shares, min_proceeds=None, key=key or uuid.uuid4().hex
+    )
+    return _dated(trade, when)

@@ -9,10 +9,9 @@ from django.core import mail
 
 from accounts.digest import send_daily_digests
 from accounts.models import Preferences
-from market import trading
 from market.models import Term
 from papers.models import Category
-from tests.factories import list_paper, make_paper
+from tests.factories import buy, list_paper, make_paper
 from tests.market.state import held_before_the_announcement
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +27,7 @@ def test_subscriber_gets_the_days_papers_and_term_moves(cs_dc, reader, trader):
     cs_dc.toggle_watch(reader)
     subscribe(reader)
     kv = Term.objects.create(phrase="KV cache")
-    trading.buy(user=reader, term=kv, shares=3, max_cost=None, key="digest-1")
+    buy(reader, kv, 3)
     list_paper(
         make_paper(title="Paging the KV cache", authors=["Ada Lovelace"]),
         category=cs_dc,
@@ -93,14 +92,14 @@ def test_digest_carries_the_days_dividends_and_the_biggest_moves_first(cs_dc, re
     kv = Term.objects.create(phrase="KV cache")
     raft = Term.objects.create(phrase="Raft", p0=2_000_000, k=50_000)
     quiet = Term.objects.create(phrase="Quorum")
-    trading.buy(user=reader, term=kv, shares=3, max_cost=None, key="d-kv")
-    trading.buy(user=reader, term=raft, shares=1, max_cost=None, key="d-raft")
-    trading.buy(user=reader, term=quiet, shares=1, max_cost=None, key="d-quiet")
+    buy(reader, kv, 3)
+    buy(reader, raft, 1)
+    buy(reader, quiet, 1)
     # Dividends pay what was held at the announcement: the reader's shares are older than
     # both days' announcements; the rival's buys are today's, and move today's prices.
     held_before_the_announcement(FRIDAY - dt.timedelta(days=1))
-    trading.buy(user=rival, term=raft, shares=9, max_cost=None, key="d-raft-2")
-    trading.buy(user=rival, term=kv, shares=3, max_cost=None, key="d-kv-2")
+    buy(rival, raft, 9)
+    buy(rival, kv, 3)
     papers = [
         make_paper(title="Paging the KV cache"),
         make_paper(title="A KV cache for agents"),

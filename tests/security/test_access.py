@@ -27,7 +27,7 @@ from market import trading
 from market.models import Account, Term, Trade
 from papers.models import Paper, Watch
 from papers.urls import ARXIV_ID
-from tests.factories import list_paper, make_paper
+from tests.factories import buy, list_paper, make_paper
 from tests.html import Page
 from tests.security.helpers import site_state
 
@@ -246,8 +246,8 @@ def test_a_non_staff_user_cannot_change_anything_through_the_admin(reader, kv_ca
 
 
 def test_the_portfolio_shows_only_your_own_account(trader, rival, kv_cache, raft):
-    trading.buy(user=trader, term=kv_cache, shares=3, max_cost=None, key="t1")
-    trading.buy(user=rival, term=raft, shares=7, max_cost=None, key="r1")
+    buy(trader, kv_cache, 3)
+    buy(rival, raft, 7)
     trading.adjust_balance(
         account=Account.objects.get(user=rival), amount=5_000_000, reason="Rival's private memo"
     )

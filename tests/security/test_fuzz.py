@@ -30,7 +30,7 @@ from market.models import Term, Trade
 from papers.identifiers import ARXIV_ID
 from papers.models import Paper, Watch
 from tests.conftest import PASSWORD
-from tests.factories import make_listed_papers
+from tests.factories import buy, make_listed_papers
 from tests.html import Page
 from tests.security.helpers import site_state
 
@@ -120,8 +120,8 @@ def term(db) -> Term:
 @pytest.fixture
 def trader_client(trader, rival, term) -> Client:
     """A trader who holds shares (so sells can succeed), next to a rival who holds some too."""
-    trading.buy(user=trader, term=term, shares=20, max_cost=None, key="setup")
-    trading.buy(user=rival, term=term, shares=5, max_cost=None, key="setup")
+    buy(trader, term, 20)
+    buy(rival, term, 5)
     client = Client()
     client.force_login(trader)
     return client

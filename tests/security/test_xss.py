@@ -28,6 +28,7 @@ from market import trading
 from market.models import Account, Mention, Term
 from papers.ingest import ingest_feed, parse_feed
 from papers.models import Category, Paper, Watch
+from tests.factories import buy
 from tests.html import Page
 from tests.market.state import held_before_the_announcement
 from tests.security.helpers import active_content, inspect_html
@@ -213,7 +214,7 @@ def hostile_site(
     listed = hostile_terms[:2]
     for user in hostile_users:
         for term in listed:
-            trading.buy(user=user, term=term, shares=2, max_cost=None, key=f"{user.pk}-{term.pk}")
+            buy(user, term, 2)
         Watch.objects.create(user=user, category=cs_dc)
         trading.adjust_balance(
             account=Account.objects.get(user=user), amount=1_000, reason=f"Refund {SCRIPT} {IMG}"
