@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# Each test starts a fresh Django process with production settings.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

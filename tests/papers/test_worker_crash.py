@@ -21,7 +21,8 @@ from papers.models import IngestRun, Listing, Paper, PaperVersion
 from peerrevenue.celery import app
 from tests.papers.helpers import Reply, fixture_bytes
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Starts real Celery worker processes: `make test-fast` leaves it out.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = "redis://127.0.0.1:6379/15"
