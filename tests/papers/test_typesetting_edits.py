@@ -14,7 +14,7 @@ from django.urls import reverse
 from papers.models import Paper
 from papers.typesetting import TYPESETTER_VERSION
 from tests.factories import list_paper, make_paper
-from tests.security.helpers import form_data
+from tests.html import Page
 
 pytestmark = [
     pytest.mark.django_db,
@@ -38,7 +38,7 @@ def test_a_curators_edit_shows_typeset_on_the_paper_page_and_the_listing(staff, 
         assert "Gossip in" in visitor.get(page).content.decode()
 
     url = reverse("admin:papers_paper_change", args=[paper.pk])
-    data = form_data(staff.get(url).content.decode(), "paper_form")
+    data = Page.of(staff.get(url)).form("paper_form")
     data["title"] = r"Rumour spreading in $\Theta(\log n)$ rounds"
     data["abstract"] = r"We prove $\alpha$-bounds for Erd\H{o}s graphs, and \emph{tight} ones."
     # A curator fixing a name writes its TeX and leaves the rendered name alone.
