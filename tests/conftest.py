@@ -9,6 +9,9 @@ Personas:
 
 from __future__ import annotations
 
+import os
+from urllib.parse import urlsplit
+
 import pytest
 
 PASSWORD = "correct horse battery staple"
@@ -61,6 +64,31 @@ def cs_dc(db):
         },
     )
     return category
+
+
+@pytest.fixture(scope="session", autouse=True)
+def worker_cache():
+    """Under pytest-xdist, worker ``gwN`` uses Redis db N places after the configured one.
+
+    ``cache.clear()`` on Redis flushes the whole db, so a key prefix alone would let one worker
+    wipe another's rate limits and cached pages mid-test. (pytest-django already gives each
+    worker its own test database.) Settings load before any conftest, hence an override here.
+    """
+    from django.conf import settings
+    from django.test import override_settings
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    default = settings.CACHES["default"]
+    if not worker or not default["BACKEND"].endswith("RedisCache"):
+        yield
+        return
+    url = urlsplit(default["LOCATION"])
+    db = int(url.path.strip("/") or 0) + int(worker.removeprefix("gw"))
+    location = url._replace(path=f"/{db}").geturl()
+    with override_settings(
+        CACHES={"default": default | {"LOCATION": location, "KEY_PREFIX": f"test-{worker}"}}
+    ):
+        yield
 
 
 @pytest.fixture(autouse=True)
