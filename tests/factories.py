@@ -90,7 +90,8 @@ def announce(
     return paper
 
 
-def _dated(trade: Trade, when: dt.datetime | None) -> Trade:
+def _trade(place, when: dt.datetime | None, **arguments) -> Trade:
+    trade = place(**arguments)
     # Backdating goes around the trade's own clock: only tests want a trade in the past.
     if when is not None:
         Trade.objects.filter(pk=trade.pk).update(created_at=when)
@@ -98,21 +99,15 @@ def _dated(trade: Trade, when: dt.datetime | None) -> Trade:
     return trade
 
 
-def buy(
-    user, term: Term, shares: int, *, when: dt.datetime | None = None, key: str | None = None
-) -> Trade:
+def buy(user, term: Term, shares: int, *, when: dt.datetime | None = None, key: str = "") -> Trade:
     """``user`` buys ``shares`` of ``term`` at any price, optionally dated ``when``."""
-    trade = trading.buy(
-        user=user, term=term, shares=shares, max_cost=None, key=key or uuid.uuid4().hex
-    )
-    return _dated(trade, when)
+    key = key or uuid.uuid4().hex
+    return _trade(trading.buy, when, user=user, term=term, shares=shares, max_cost=None, key=key)
 
 
-def sell(
-    user, term: Term, shares: int, *, when: dt.datetime | None = None, key: str | None = None
-) -> Trade:
+def sell(user, term: Term, shares: int, *, when: dt.datetime | None = None, key: str = "") -> Trade:
     """``user`` sells ``shares`` of ``term`` at any price, optionally dated ``when``."""
-    trade = trading.sell(
-        user=user, term=term, shares=shares, min_proceeds=None, key=key or uuid.uuid4().hex
+    key = key or uuid.uuid4().hex
+    return _trade(
+        trading.sell, when, user=user, term=term, shares=shares, min_proceeds=None, key=key
     )
-    return _dated(trade, when)
