@@ -388,6 +388,7 @@ def main() -> None:
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     call_command("migrate", verbosity=0)
+    call_command("createcachetable")  # the local cache lives in PostgreSQL without Redis
     if reuse:
         print(f"Reusing {DATABASE} with {args.papers:,} papers")
         corpus = Corpus(args.seed)
