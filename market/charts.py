@@ -12,7 +12,7 @@ of ``(time, price from then on)`` whose last point is "now".
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from django.utils.html import format_html
@@ -36,6 +36,56 @@ def _num(value: float) -> str:
     # One decimal is plenty for screen coordinates and keeps the markup small.
     text = f"{value:.1f}"
     return text[:-2] if text.endswith(".0") else text
+
+
+def svg_open(
+    *, css: str, width: int, height: int, chart_id: str, label: str, summary: str
+) -> SafeString:
+    """A chart's opening ``<svg>`` with its title and description, named for screen readers."""
+    return format_html(
+        '<svg class="{}" viewBox="0 0 {} {}" role="img" '
+        'aria-labelledby="{}-title {}-desc" preserveAspectRatio="xMidYMid meet">'
+        '<title id="{}-title">{}</title><desc id="{}-desc">{}</desc>',
+        css,
+        width,
+        height,
+        chart_id,
+        chart_id,
+        chart_id,
+        label,
+        chart_id,
+        summary,
+    )
+
+
+def value_grid(
+    ticks: Sequence[int],
+    *,
+    y: Callable[[int], float],
+    label: Callable[[int], str],
+    left: float,
+    right: float,
+    css_class: str,
+) -> list[str]:
+    """A chart's horizontal grid lines from ``left`` to ``right``, each labelled at its left end
+    (shared by the price, net-worth and mention-trend charts)."""
+    parts = [format_html('<g class="{}">', css_class)]
+    for tick in ticks:
+        parts.append(
+            format_html(
+                '<line x1="{}" x2="{}" y1="{}" y2="{}"/>'
+                '<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>',
+                _num(left),
+                _num(right),
+                _num(y(tick)),
+                _num(y(tick)),
+                _num(left - 6),
+                _num(y(tick)),
+                label(tick),
+            )
+        )
+    parts.append("</g>")
+    return parts
 
 
 def _step_points(xy: Sequence[tuple[float, float]]) -> str:
@@ -203,38 +253,23 @@ def price_chart(
         paid = sum(d.papers for d in dividends)
         summary += f" Dividends for {paid} mentioning paper{'s' if paid != 1 else ''} marked."
     parts.append(
-        format_html(
-            '<svg class="price-chart price-chart--{}" viewBox="0 0 {} {}" role="img" '
-            'aria-labelledby="{}-title {}-desc" preserveAspectRatio="xMidYMid meet">'
-            '<title id="{}-title">{}</title><desc id="{}-desc">{}</desc>',
-            _trend(first, last),
-            width,
-            height,
-            chart_id,
-            chart_id,
-            chart_id,
-            label,
-            chart_id,
-            summary,
+        svg_open(
+            css=f"price-chart price-chart--{_trend(first, last)}",
+            width=width,
+            height=height,
+            chart_id=chart_id,
+            label=label,
+            summary=summary,
         )
     )
-    # Horizontal grid lines with their price labels.
-    parts.append('<g class="price-chart__grid">')
-    for tick in price_ticks:
-        parts.append(
-            format_html(
-                '<line x1="{}" x2="{}" y1="{}" y2="{}"/>'
-                '<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>',
-                left,
-                width - right,
-                _num(y(tick)),
-                _num(y(tick)),
-                left - 6,
-                _num(y(tick)),
-                format_credits(tick, unit=False),
-            )
-        )
-    parts.append("</g>")
+    parts += value_grid(
+        price_ticks,
+        y=y,
+        label=lambda tick: format_credits(tick, unit=False),
+        left=left,
+        right=width - right,
+        css_class="price-chart__grid",
+    )
     # Time axis.
     axis_y = _num(top + plot_h)
     parts.append('<g class="price-chart__axis">')
@@ -310,4 +345,4 @@ def price_changes(points: Series, *, limit: int = 12) -> list[tuple[dt.datetime,
     return changes[::-1][:limit]
 
 
-__all__ = ["nice_ticks", "price_changes", "price_chart", "sparkline"]
+__all__ = ["nice_ticks", "price_changes", "price_chart", "sparkline", "svg_open", "value_grid"]

@@ -14,7 +14,7 @@ from typing import Protocol
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from .charts import nice_ticks
+from .charts import nice_ticks, svg_open, value_grid
 from .units import format_credits
 
 WIDTH, HEIGHT = 560, 240
@@ -60,45 +60,19 @@ def _date_ticks(
 
 
 def _frame(*, css: str, chart_id: str, label: str, summary: str) -> str:
-    return format_html(
-        '<svg class="trend-chart {}" viewBox="0 0 {} {}" role="img" '
-        'aria-labelledby="{}-title {}-desc" preserveAspectRatio="xMidYMid meet">'
-        '<title id="{}-title">{}</title><desc id="{}-desc">{}</desc>',
-        css,
-        WIDTH,
-        HEIGHT,
-        chart_id,
-        chart_id,
-        chart_id,
-        label,
-        chart_id,
-        summary,
+    return svg_open(
+        css=f"trend-chart {css}",
+        width=WIDTH,
+        height=HEIGHT,
+        chart_id=chart_id,
+        label=label,
+        summary=summary,
     )
 
 
 def _left_margin(labels: Sequence[str]) -> int:
     """Room for the longest value label at the phone's text size, so none is clipped."""
     return round(max(len(label) for label in labels) * LABEL_CHAR_WIDTH) + 12
-
-
-def _value_grid(ticks: Sequence[int], y, text, left: int) -> list[str]:
-    parts = ['<g class="trend-chart__grid">']
-    for tick in ticks:
-        parts.append(
-            format_html(
-                '<line x1="{}" x2="{}" y1="{}" y2="{}"/>'
-                '<text x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>',
-                left,
-                WIDTH - RIGHT,
-                _num(y(tick)),
-                _num(y(tick)),
-                left - 6,
-                _num(y(tick)),
-                text(tick),
-            )
-        )
-    parts.append("</g>")
-    return parts
 
 
 def _date_axis(ticks: Sequence[tuple[dt.date, str]], x, left: int) -> list[str]:
@@ -160,7 +134,14 @@ def net_worth_chart(
         f"{_day(end)}; lowest {format_credits(min(values))}, highest {format_credits(max(values))}."
     )
     parts = [_frame(css=f"trend-chart--{trend}", chart_id=chart_id, label=label, summary=summary)]
-    parts += _value_grid(ticks, y, labels.__getitem__, left)
+    parts += value_grid(
+        ticks,
+        y=y,
+        label=labels.__getitem__,
+        left=left,
+        right=WIDTH - RIGHT,
+        css_class="trend-chart__grid",
+    )
     parts += _date_axis(_date_ticks(start, end), x, left)
     parts.append(
         format_html(
@@ -229,7 +210,14 @@ def mention_trend_chart(
         summary += f", {after:,} since"
     summary += "."
     parts = [_frame(css="trend-chart--bars", chart_id=chart_id, label=label, summary=summary)]
-    parts += _value_grid(ticks, y, lambda v: f"{v:,}", left)
+    parts += value_grid(
+        ticks,
+        y=y,
+        label=lambda value: f"{value:,}",
+        left=left,
+        right=WIDTH - RIGHT,
+        css_class="trend-chart__grid",
+    )
     bar_w = max(slot * 0.8, 1)
     parts.append('<g class="trend-chart__bars">')
     for week in weeks:
