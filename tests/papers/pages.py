@@ -3,10 +3,7 @@ order, and what serving a page costs."""
 
 from __future__ import annotations
 
-from tests.html import Page, page_text
-
-# page_text lives in tests.html; re-exported for test modules on other branches that import it here.
-__all__ = ["entry_parts", "page_text", "paper_ids_in_order", "queries_for", "replaced_ids_in_order"]
+from tests.html import Page
 
 
 def paper_ids_in_order(response) -> list[str]:

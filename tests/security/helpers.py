@@ -13,7 +13,6 @@ from django.contrib.auth import get_user_model
 from accounts.models import Preferences
 from market.models import TermProposal
 from papers.models import Watch
-from tests.html import Page
 from tests.market.state import market_state
 
 
@@ -127,9 +126,3 @@ def inspect_html(markup: str) -> PageReport:
 def active_content(markup: str) -> list[str]:
     """What in this HTML could run script: empty for an inert page."""
     return inspect_html(markup).problems
-
-
-def form_data(markup: str, form: str) -> dict[str, str]:
-    """``Page.parse(markup).form(form)``: kept for test modules on other branches that still
-    import it; new tests use ``tests.html.Page``."""
-    return Page.parse(markup).form(form)
