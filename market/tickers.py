@@ -27,21 +27,26 @@ TICKER_CACHE_SECONDS = 30
 
 @dataclass(frozen=True, slots=True)
 class Ticker:
+    slug: str
     phrase: str
     price: int  # µ¢ for the next share
     change_bp: int  # over the last day, in basis points
 
     @property
+    def change_text(self) -> str:
+        """``+4.5%``: the change over the last day."""
+        return f"{self.change_bp / 10_000:+.1%}"
+
+    @property
     def hover_text(self) -> str:
-        change = self.change_bp / 10_000
-        return f"{self.phrase}: {format_credits(self.price)} a share, {change:+.1%} today"
+        return f"{self.phrase}: {format_credits(self.price)} a share, {self.change_text} today"
 
 
 def load_tickers() -> dict[int, Ticker]:
     rows = day_changes(terms=Term.objects.listed(), now=timezone.now()).values_list(
-        "id", "phrase", "price_now", "change_1d_bp"
+        "id", "slug", "phrase", "price_now", "change_1d_bp"
     )
-    return {pk: Ticker(phrase, price, change) for pk, phrase, price, change in rows}
+    return {pk: Ticker(slug, phrase, price, change) for pk, slug, phrase, price, change in rows}
 
 
 def last_trade_id() -> int:
@@ -67,7 +72,7 @@ def current_price_table(*, version: str | None = None) -> tuple[str, dict[int, T
     caller has already read for this page, if any. Costs one query when nothing traded since
     the last call (in this process or, through the shared cache, in any other)."""
     global _recent
-    key = f"market:tickers:{version or terms_version()}:{last_trade_id()}"
+    key = f"market:ticker-table:{version or terms_version()}:{last_trade_id()}"
     recent = _recent
     if recent is not None and recent[0] == key and recent[1] > time.time():
         return f"{key}@{recent[1]}", recent[2]

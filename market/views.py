@@ -33,7 +33,9 @@ from peerrevenue.ratelimit import client_address, is_limited
 from . import charts, curve, networth, stats, trading, trend_charts, trends
 from .forms import BUY_MAX, QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
-from .units import format_credits, format_shares
+from .templatetags.market_pages import trend
+from .tickers import current_tickers
+from .units import MINUS, format_credits, format_shares
 
 TERMS_PER_PAGE = 50
 ROWS_PER_PAGE = 50
@@ -324,18 +326,15 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
 def tickers_json(request: HttpRequest) -> JsonResponse:
     """Every listed term's price and day change, for the popover on highlighted words
     (static/js/terms.js asks once per page, on the first word a reader points at)."""
-    rows = stats.day_changes(terms=Term.objects.listed(), now=timezone.now()).values_list(
-        "slug", "phrase", "price_now", "change_1d_bp"
-    )
     terms = {
-        slug: {
-            "phrase": phrase,
-            "price": format_credits(price),
-            "change": f"{change_bp / 10_000:+.1%} today".replace("-", "\u2212"),
-            "trend": "up" if change_bp > 0 else "down" if change_bp < 0 else "flat",
-            "url": reverse("market:term", args=[slug]),
+        ticker.slug: {
+            "phrase": ticker.phrase,
+            "price": format_credits(ticker.price),
+            "change": f"{ticker.change_text.replace('-', MINUS)} today",
+            "trend": trend(ticker.change_bp),
+            "url": reverse("market:term", args=[ticker.slug]),
         }
-        for slug, phrase, price, change_bp in rows
+        for ticker in current_tickers().values()
     }
     return _json({"terms": terms})
 
