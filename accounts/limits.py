@@ -21,35 +21,25 @@ TOO_MANY_RESETS = (
 )
 
 
-def _window() -> int:
-    return settings.RATELIMIT_WINDOW_SECONDS
+def _client_limited(request: HttpRequest, scope: str, limit: int) -> bool:
+    return is_limited(
+        scope,
+        client_address(request),
+        limit=limit,
+        window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
+    )
 
 
 def login_limited(request: HttpRequest) -> bool:
-    return is_limited(
-        "login",
-        client_address(request),
-        limit=settings.RATELIMIT_LOGIN_PER_WINDOW,
-        window_seconds=_window(),
-    )
+    return _client_limited(request, "login", settings.RATELIMIT_LOGIN_PER_WINDOW)
 
 
 def signup_limited(request: HttpRequest) -> bool:
-    return is_limited(
-        "signup",
-        client_address(request),
-        limit=settings.RATELIMIT_SIGNUP_PER_WINDOW,
-        window_seconds=_window(),
-    )
+    return _client_limited(request, "signup", settings.RATELIMIT_SIGNUP_PER_WINDOW)
 
 
 def reset_limited_for_client(request: HttpRequest) -> bool:
-    return is_limited(
-        "password-reset",
-        client_address(request),
-        limit=settings.RATELIMIT_PASSWORD_RESET_PER_WINDOW,
-        window_seconds=_window(),
-    )
+    return _client_limited(request, "password-reset", settings.RATELIMIT_PASSWORD_RESET_PER_WINDOW)
 
 
 def reset_limited_for_email(email: str) -> bool:
@@ -63,5 +53,5 @@ def reset_limited_for_email(email: str) -> bool:
         "password-reset-email",
         digest,
         limit=settings.RATELIMIT_PASSWORD_RESETS_PER_EMAIL,
-        window_seconds=_window(),
+        window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
     )
