@@ -13,7 +13,7 @@ from django.dispatch import receiver
 
 from papers.signals import listings_announced
 
-from . import highlighting, proposals
+from . import highlighting, proposals, trends
 from .cash import open_account
 from .dividends import pay_dividends_for_day
 from .models import Term, terms_updated
@@ -51,3 +51,6 @@ def pay_announced_dividends(sender, *, category, date, **kwargs) -> None:
     # means the digests queued after it report the day's dividends; payouts are idempotent per
     # (term, paper), so a retried or duplicated announcement pays nothing twice.
     pay_dividends_for_day(category=category, date=date)
+    # The new listings start fresh mention trends: count them here, in the worker, rather than
+    # on the first reader's request.
+    trends.count_all_listed()

@@ -117,6 +117,26 @@ def _version_and_span() -> tuple[str, Span]:
     return version, (week_of(found["first"]), week_of(found["last"]))
 
 
+def _key(version: str, term_id: int) -> str:
+    return f"market:trend:{version}:{term_id}"
+
+
+def count_all_listed() -> int:
+    """Count every listed term's trend in one pass over the papers and keep each, so that the
+    first reader of a term page after an ingest does not pay seconds for it (the ingest worker
+    calls this once a day's listings are in). Returns how many terms were counted."""
+    version, span = _version_and_span()
+    if span is None:
+        return 0
+    matcher = highlighting.current_matcher()
+    counts = count_by_week(matcher, announced_papers())
+    cache.set_many(
+        {_key(version, term_id): counts.get(term_id, Counter()) for term_id in matcher.terms},
+        CACHE_SECONDS,
+    )
+    return len(matcher.terms)
+
+
 def weekly_mentions(*, term: Term) -> list[WeekCount]:
     """Mentioning papers per week, every week from the first ingested one to the latest, and
     to the listing week if that is outside them (weeks without a mention count 0); empty when
@@ -129,7 +149,7 @@ def weekly_mentions(*, term: Term) -> list[WeekCount]:
     version, span = _version_and_span()
     if span is None:
         return []
-    key = f"market:trend:{version}:{term.pk}"
+    key = _key(version, term.pk)
     counts = cache.get(key)
     if counts is None:
         phrases = [term.phrase, *(a for a in term.aliases or [] if isinstance(a, str))]

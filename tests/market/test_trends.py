@@ -116,3 +116,18 @@ def test_plurals_of_a_one_word_term_are_found_by_the_narrowing_query(cs_dc):
     paper("Policing traffic", "Not a policy paper? It is.", day=WEEK_1, category=cs_dc)
     paper("Politics", "Nothing.", day=WEEK_1, category=cs_dc)
     assert trends.weekly_mentions(term=term)[0] == trends.WeekCount(WEEK_1, 2)
+
+
+def test_an_ingested_day_counts_every_trend_in_the_worker(cs_dc, django_assert_max_num_queries):
+    from papers.signals import listings_announced
+
+    term = Term.objects.create(phrase="gossip", listed_at=dt.datetime(2026, 1, 5, tzinfo=dt.UTC))
+    day = dt.date(2026, 11, 24)
+    list_paper(make_paper(title="Gossip at scale", abstract="We gossip."), category=cs_dc, date=day)
+
+    listings_announced.send(sender=type(cs_dc), category=cs_dc, date=day)
+
+    # The page then finds the count kept: one query for the version, none for the papers.
+    with django_assert_max_num_queries(1):
+        weeks = trends.weekly_mentions(term=term)
+    assert sum(week.papers for week in weeks) == 1
