@@ -12,24 +12,29 @@ term bumps the term-set version. The prices in the links' hover titles change wi
 so they are not stored: the stored form leaves a slot for each title, which ``PageTerms`` fills
 from the price table, read once per page (and each process keeps its last fills until the next
 trade).
+
+A piece of page kept longer than one price table (``peerrevenue.fragments``) is rendered with its
+titles still open (``PageTerms(defer_prices=True)``): each title is a marker, which ``fill_prices``
+replaces with the current price on every request.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import html
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import cached_property
-from typing import Generic, TypeVar
 
+from django.conf import settings
 from django.core.cache import cache
 from django.urls import reverse
 
-from .highlighting import Matcher, current_matcher, terms_version
-from .tickers import Ticker, current_price_table
+from peerrevenue.lru import SizedLRU
+
+from .highlighting import Matcher, current_matcher
+from .tickers import Ticker, current_price_table, market_versions
 
 _TOKEN = re.compile(r"<[^>]*>|[^<]+")
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w:-]*)")
@@ -42,7 +47,17 @@ LOCAL_CHARACTERS = 8_000_000  # per process and layer: a few thousand abstracts,
 # HTML with a hole for each link's hover title: ``parts`` has one more item than ``slots``, and
 # slot i, a (term id, phrase), goes between parts[i] and parts[i + 1].
 Linked = tuple[tuple[str, ...], tuple[tuple[int, str], ...]]
-T = TypeVar("T")
+
+# An open title: private-use code points around a tag derived from the secret key, so that no
+# text from arXiv can forge one (abstracts are stored as given), then the term's id and phrase.
+_SLOT_TAG = hmac.new(settings.SECRET_KEY.encode(), b"price-slot", "sha256").hexdigest()[:12]
+_OPEN_SLOT = re.compile(f"\ue000{_SLOT_TAG}(\\d+)\ue001([^\ue002]*)\ue002")
+
+
+def open_title(term_id: int, phrase: str) -> str:
+    """A marker for a link title that ``PageTerms.fill_prices`` fills in later."""
+    escaped = html.escape(phrase).replace("\ue002", "")
+    return f"\ue000{_SLOT_TAG}{term_id}\ue001{escaped}\ue002"
 
 
 def link_terms(markup: str, matcher: Matcher) -> Linked:
@@ -81,56 +96,38 @@ def link_terms(markup: str, matcher: Matcher) -> Linked:
     return tuple(parts), tuple(slots)
 
 
-class _Recent(Generic[T]):
-    """A small LRU for this process, bounded by the characters it holds (a hostile abstract of
-    megabytes must not pin thousands of copies)."""
-
-    def __init__(self, characters: int) -> None:
-        self.budget = characters
-        self.held = 0
-        self.entries: OrderedDict[str, tuple[T, int]] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: str) -> T | None:
-        with self.lock:
-            found = self.entries.get(key)
-            if found is None:
-                return None
-            self.entries.move_to_end(key)
-            return found[0]
-
-    def put(self, key: str, value: T, size: int) -> None:
-        with self.lock:
-            old = self.entries.pop(key, None)
-            if old is not None:
-                self.held -= old[1]
-            self.entries[key] = (value, size)
-            self.held += size
-            while self.held > self.budget and self.entries:
-                self.held -= self.entries.popitem(last=False)[1][1]
-
-
-_linked: _Recent[Linked] = _Recent(LOCAL_CHARACTERS)
-_filled: _Recent[str] = _Recent(LOCAL_CHARACTERS)  # linked key and price table → final HTML
+_linked: SizedLRU[Linked] = SizedLRU(LOCAL_CHARACTERS)
+_filled: SizedLRU[str] = SizedLRU(LOCAL_CHARACTERS)  # linked key and price table → final HTML
+# Kept pieces of page (``fill_prices``): their text split at the open titles, and filled.
+_split_pieces: SizedLRU[Linked] = SizedLRU(LOCAL_CHARACTERS)
+_filled_pieces: SizedLRU[str] = SizedLRU(LOCAL_CHARACTERS)
 # Fragment key → (HTML, name of the price table it showed, or None if it showed no price).
-_fragments: _Recent[tuple[str, str | None]] = _Recent(LOCAL_CHARACTERS)
+_fragments: SizedLRU[tuple[str, str | None]] = SizedLRU(LOCAL_CHARACTERS)
 
 
 class PageTerms:
     """What one page needs from the market, each read at most once and only if used: the
     term-set version (one cache read), its matcher, and the price table for hover titles."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, defer_prices: bool = False) -> None:
         self._titles: dict[int, str] = {}
         self._priced = 0  # texts rendered with hover prices so far
+        # Titles are left as markers (open_title) for fill_prices, in a piece of page that is
+        # kept across trades; the page that shows it fills them.
+        self.defer_prices = defer_prices
 
     @cached_property
+    def _versions(self) -> tuple[str, str]:
+        # Both at once: a page that highlights anything almost always shows prices too.
+        return market_versions()
+
+    @property
     def version(self) -> str:
-        return terms_version()
+        return self._versions[0]
 
     @cached_property
     def price_table(self) -> tuple[str, dict[int, Ticker]]:
-        return current_price_table(version=self.version)
+        return current_price_table(*self._versions)
 
     def _key(self, markup: str) -> str:
         # The HTML's digest, not the paper: an edit or a retypeset is a new key by itself.
@@ -149,12 +146,50 @@ class PageTerms:
         return linked
 
     def title(self, term_id: int, phrase: str) -> str:
+        if self.defer_prices:
+            return open_title(term_id, phrase)
         title = self._titles.get(term_id)
         if title is None:
             ticker = self.price_table[1].get(term_id)
             title = html.escape(ticker.hover_text if ticker else phrase)
             self._titles[term_id] = title
         return title
+
+    def fill_prices(self, markup: str) -> str:
+        """``markup`` with every open title (``open_title``) showing the current price. Reads
+        the price table only if there is one.
+
+        A kept piece of page is the same string object on every request of this process, and
+        a string keeps its hash: so looking it up here costs nothing like its length, and it
+        is split once and filled once per price table."""
+        if "\ue000" not in markup:
+            return markup
+        key = (markup, self.price_table[0])
+        filled = _filled_pieces.get(key)
+        if filled is None:
+            split = _split_pieces.get(markup)
+            if split is None:
+                pieces = _OPEN_SLOT.split(markup)  # text, id, phrase, text, id, phrase, …, text
+                split = (
+                    tuple(pieces[::3]),
+                    tuple(
+                        zip(map(int, pieces[1::3]), map(html.unescape, pieces[2::3]), strict=True)
+                    ),
+                )
+                _split_pieces.put(markup, split, len(markup))
+            parts, slots = split
+            out = [parts[0]]
+            for (term_id, phrase), after in zip(slots, parts[1:], strict=True):
+                out.append(self.title(term_id, phrase))
+                out.append(after)
+            filled = "".join(out)
+            _filled_pieces.put(key, filled, len(filled))
+        return filled
+
+    @property
+    def _prices_key(self) -> str:
+        """What the texts rendered so far showed of prices: the price table, or open titles."""
+        return "open" if self.defer_prices else self.price_table[0]
 
     def highlight(self, markup: str) -> str:
         """``markup`` (sanitised HTML) with every mention of a listed term as a link."""
@@ -165,7 +200,7 @@ class PageTerms:
         if not slots:
             return parts[0]
         self._priced += 1
-        key = f"{key}:{self.price_table[0]}"
+        key = f"{key}:{self._prices_key}"
         filled = _filled.get(key)
         if filled is None:
             out = [parts[0]]
@@ -182,13 +217,13 @@ class PageTerms:
         and, if it shows a price, each price table: ``render()`` is called only when no such
         piece is kept. A piece without prices costs no look-up of the price table."""
         vary = hashlib.blake2b(repr(vary_on).encode(), digest_size=16).hexdigest()
-        key = f"{name}:{vary}:{self.version}"
+        key = f"{name}:{vary}:{self.version}:{'open' if self.defer_prices else 'priced'}"
         found = _fragments.get(key)
-        if found is not None and (found[1] is None or found[1] == self.price_table[0]):
+        if found is not None and (found[1] is None or found[1] == self._prices_key):
             return found[0]
         priced_before = self._priced
         markup = render()
-        prices = self.price_table[0] if self._priced > priced_before else None
+        prices = self._prices_key if self._priced > priced_before else None
         _fragments.put(key, (markup, prices), len(markup))
         return markup
 

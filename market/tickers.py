@@ -2,23 +2,27 @@
 
 A price changes only when a trade moves its term's supply (dividends are paid in cash and move
 no supply), and the table's rows change only with the term set. So the table is kept under a key
-made of the term-set version and the id of the last trade: one indexed query per page tells
-whether it is still current, and then it comes from this process's memory, not unpickled from
-the shared cache on every use. Only the day change also moves with the clock, so no table is
-used for longer than ``TICKER_CACHE_SECONDS``.
+made of the term-set version and the prices version, a token every trade replaces once it
+commits: one read of the shared cache per page (both tokens at once) tells whether the table is
+still current, and then it comes from this process's memory, not unpickled from the shared cache
+on every use. The day change also moves with the clock, so no table is used for longer than
+``TICKER_CACHE_SECONDS``; that also bounds how long a trade whose process died between its commit
+and its token could go unseen.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.utils import timezone
 
+from .highlighting import CACHE_KEY as TERMS_KEY
 from .highlighting import terms_version
-from .models import Term, Trade
+from .models import Term
 from .stats import day_changes
 from .units import format_credits
 
@@ -49,9 +53,23 @@ def load_tickers() -> dict[int, Ticker]:
     return {pk: Ticker(slug, phrase, price, change) for pk, slug, phrase, price, change in rows}
 
 
-def last_trade_id() -> int:
-    """The newest trade's id (0 before the first): one index look-up."""
-    return Trade.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+PRICES_KEY = "market:prices:version"
+
+
+def prices_changed() -> None:
+    """A trade moved a price: every process's price table is out of date."""
+    cache.set(PRICES_KEY, uuid.uuid4().hex, None)
+
+
+def market_versions() -> tuple[str, str]:
+    """(terms version, prices version): one read of the shared cache for both."""
+    found = cache.get_many([TERMS_KEY, PRICES_KEY])
+    prices = found.get(PRICES_KEY)
+    if prices is None:
+        # Evicted or never set: a fresh token makes every process load the table once.
+        cache.add(PRICES_KEY, uuid.uuid4().hex, None)
+        prices = cache.get(PRICES_KEY) or "uncached"
+    return found.get(TERMS_KEY) or terms_version(), prices
 
 
 # (key, wall-clock expiry, table): the last table this process used. Replaced whole, never
@@ -61,18 +79,16 @@ _recent: tuple[str, float, dict[int, Ticker]] | None = None
 _loading = threading.Lock()
 
 
-def current_tickers(*, version: str | None = None) -> dict[int, Ticker]:
+def current_tickers() -> dict[int, Ticker]:
     """Every listed term's ticker by id; see ``current_price_table``."""
-    return current_price_table(version=version)[1]
+    return current_price_table(*market_versions())[1]
 
 
-def current_price_table(*, version: str | None = None) -> tuple[str, dict[int, Ticker]]:
-    """(name, tickers by term id): the name changes whenever a price, the term set or (every
-    ``TICKER_CACHE_SECONDS``) the day changes do. ``version`` is a ``terms_version()`` the
-    caller has already read for this page, if any. Costs one query when nothing traded since
-    the last call (in this process or, through the shared cache, in any other)."""
+def current_price_table(terms: str, prices: str) -> tuple[str, dict[int, Ticker]]:
+    """(name, tickers by term id) for the ``market_versions()`` a page has read: the name
+    changes whenever a price, the term set or (every ``TICKER_CACHE_SECONDS``) the day does."""
     global _recent
-    key = f"market:ticker-table:{version or terms_version()}:{last_trade_id()}"
+    key = f"market:ticker-table:{terms}:{prices}"
     recent = _recent
     if recent is not None and recent[0] == key and recent[1] > time.time():
         return f"{key}@{recent[1]}", recent[2]

@@ -8,9 +8,11 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from peerrevenue import fragments
 from peerrevenue.pagecache import cache_page_for_anonymous
 
 from . import days, streams
@@ -73,8 +75,30 @@ def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
 
 @cache_page_for_anonymous
 def category_listing(request: HttpRequest, code: str, date: str | None = None) -> HttpResponse:
-    category = get_object_or_404(Category, code=code)
     until = parse_listing_date(date) if date else None
+    # The days are the same for every reader: rendered once per pages generation. The date
+    # is in the key because "yet" and the headings' years depend on today.
+    days_html, shown = fragments.shared_piece(
+        "category-days",
+        [request.get_full_path(), timezone.localdate()],
+        lambda: _category_days(request, code=code, until=until),
+    )
+    category = shown["category"]
+    context = {
+        "category": category,
+        "until": until,
+        "days_html": days_html,
+        "watcher_count": shown["watcher_count"],
+        "is_watching": (
+            request.user.is_authenticated
+            and Watch.objects.filter(user=request.user, category=category).exists()
+        ),
+    }
+    return render(request, "papers/category.html", context)
+
+
+def _category_days(request: HttpRequest, *, code: str, until: dt.date | None) -> fragments.Piece:
+    category = get_object_or_404(Category, code=code)
     page = paginate(request, Listing.objects.stream(category=category, until=until))
     page_days = days.days_on_page(category=category, page=page, until=until)
     # Past the first page, newer and older are the days around the page's first day.
@@ -86,13 +110,9 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
         "days": page_days,
         "day_nav": days.navigation(category=category, until=opens_on),
         "today": timezone.localdate(),
-        "watcher_count": category.watchers.count(),
-        "is_watching": (
-            request.user.is_authenticated
-            and Watch.objects.filter(user=request.user, category=category).exists()
-        ),
     }
-    return render(request, "papers/category.html", context)
+    days_html = render_to_string("papers/_category_days.html", context, request=request)
+    return days_html, {"category": category, "watcher_count": category.watchers.count()}
 
 
 @cache_page_for_anonymous

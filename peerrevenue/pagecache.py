@@ -133,7 +133,7 @@ def is_cacheable_request(request: HttpRequest) -> bool:
 def cache_page_for_anonymous(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     @functools.wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not is_cacheable_request(request):
+        if not is_cacheable_request(request) or settings.PAGE_CACHE_SECONDS <= 0:
             return view(request, *args, **kwargs)
         path = request.get_full_path()
         generation = pages_generation()

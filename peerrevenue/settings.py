@@ -178,6 +178,14 @@ else:
         }
     }
 
+# With Redis, a signed-in request reads its session from the cache instead of a table; every
+# write still goes to the database too, so a flushed or restarted Redis signs nobody out.
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.cached_db"
+    if REDIS_URL
+    else "django.contrib.sessions.backends.db"
+)
+
 # Anonymous pages are cached whole; see peerrevenue/pagecache.py for the invalidation.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "60"))
 

@@ -96,14 +96,17 @@ def isolated_cache():
     """Each test starts with an empty cache (rate limits, cached pages, the term matcher)."""
     from django.core.cache import cache
 
+    from peerrevenue.fragments import forget_local_pieces
     from peerrevenue.pagecache import forget_generation, local_pages
 
     cache.clear()
     local_pages.clear()
+    forget_local_pieces()
     forget_generation()
     yield
     cache.clear()
     local_pages.clear()
+    forget_local_pieces()
     forget_generation()
 
 

@@ -8,6 +8,10 @@ A block that shows highlighted text and otherwise depends only on a few values c
 whole, rendered once per process until those values, the term set or a price change::
 
     {% highlighted_fragment "paper" paper.pk paper.modified_at %}…{% endhighlighted_fragment %}
+
+A template whose output is kept across trades (``peerrevenue.fragments``) starts with
+``{% leave_prices_open %}``, and the page that shows its output fills the prices in with
+``{% fill_prices html %}``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,13 @@ from django.utils.safestring import SafeString, mark_safe
 from ..context_processors import PAGE_TERMS
 from ..term_links import PageTerms, highlight
 
-__all__ = ["highlight", "highlight_terms", "highlighted_fragment"]
+__all__ = [
+    "fill_prices",
+    "highlight",
+    "highlight_terms",
+    "highlighted_fragment",
+    "leave_prices_open",
+]
 
 register = template.Library()
 
@@ -66,3 +76,21 @@ def highlighted_fragment(parser, token) -> HighlightedFragmentNode:
     return HighlightedFragmentNode(
         parser.compile_filter(bits[1]), [parser.compile_filter(bit) for bit in bits[2:]], nodelist
     )
+
+
+@register.simple_tag(takes_context=True)
+def leave_prices_open(context: template.Context) -> str:
+    """From here on, this template's highlighted terms get open titles (no prices), for a page
+    that keeps its output longer than a price table lasts."""
+    if context.get(PAGE_TERMS) is None:
+        context[PAGE_TERMS] = PageTerms(defer_prices=True)
+    else:
+        context[PAGE_TERMS].defer_prices = True
+    return ""
+
+
+@register.simple_tag(takes_context=True)
+def fill_prices(context: template.Context, markup: str) -> SafeString:
+    """HTML from a template that left its prices open, with the current ones."""
+    page = context.get(PAGE_TERMS) or PageTerms()
+    return mark_safe(page.fill_prices(markup))  # noqa: S308 - HTML this site rendered

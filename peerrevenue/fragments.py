@@ -1,0 +1,54 @@
+"""Pieces of pages that every reader sees alike, kept until anything they show changes.
+
+A signed-in reader's page is rendered for them (their name, their watch state, the CSRF token),
+but most of it, e.g. a category's day of thirty typeset and highlighted abstracts, is the same
+for everyone. Such a piece is rendered once per pages generation (``peerrevenue.pagecache``:
+an ingest, a hidden or edited paper, a watch, a term listed, halted or edited all replace it)
+and kept in the shared cache, for every worker, and in this process's memory. Unlike the page
+cache this serves signed-in readers too, and the page around the piece is rendered per request.
+
+What a piece shows must depend only on the values it varies on and on rows whose changes
+invalidate the pages. Prices move with every trade without invalidating anything, so a piece
+leaves its price titles open (``market.term_links.PageTerms(defer_prices=True)``) and the page
+fills them per request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.core.cache import cache
+
+from .lru import SizedLRU
+from .pagecache import pages_generation
+
+SHARED_SECONDS = 3600  # a piece of an old generation is never read again: let it go
+LOCAL_CHARACTERS = 16_000_000  # per process: about a hundred category pages
+
+# A piece: its HTML and whatever small values the page around it needs (a count, a model
+# instance), which came from the same render and are as current.
+Piece = tuple[str, dict[str, Any]]
+
+_local: SizedLRU[Piece] = SizedLRU(LOCAL_CHARACTERS)
+
+
+def shared_piece(name: str, vary_on: Sequence[object], render: Callable[[], Piece]) -> Piece:
+    """The piece ``name`` for ``vary_on`` in the current pages generation; ``render()`` runs
+    only when neither this process nor the shared cache has it."""
+    vary = hashlib.blake2b(repr(list(vary_on)).encode(), digest_size=16).hexdigest()
+    key = f"pieces:{name}:{pages_generation()}:{vary}"
+    piece = _local.get(key)
+    if piece is None:
+        piece = cache.get(key)
+        if piece is None:
+            piece = render()
+            cache.set(key, piece, SHARED_SECONDS)
+        _local.put(key, piece, len(piece[0]))
+    return piece
+
+
+def forget_local_pieces() -> None:
+    """Drop this process's pieces (tests clear the shared cache between cases)."""
+    _local.clear()
