@@ -87,6 +87,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "market.context_processors.page_terms",
+                "peerrevenue.context_processors.frame_links",
             ],
         },
     },
@@ -107,6 +108,8 @@ if DATABASE_URL:
             "DATABASE_URL must name a PostgreSQL database (postgres://…): it is the only "
             "database Peer Revenue runs on."
         )
+    # Django's backend with a health check that needs no round trip (see its docstring).
+    DATABASES["default"]["ENGINE"] = "peerrevenue.postgres"
 else:
     DATABASES = {
         "default": {

@@ -1,8 +1,9 @@
-"""Django's PostgreSQL backend, pointed at the embedded server (started on first connection)."""
+"""The site's PostgreSQL backend (peerrevenue.postgres), pointed at the embedded server
+(started on the first connection)."""
 
 from __future__ import annotations
 
-from django.db.backends.postgresql import base
+from peerrevenue.postgres import base
 
 from .server import ensure_running
 

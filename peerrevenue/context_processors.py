@@ -1,0 +1,43 @@
+"""Template context for every page (settings.TEMPLATES lists these)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from django.http import HttpRequest
+from django.templatetags.static import static
+from django.urls import NoReverseMatch, reverse
+
+
+def _address(name: str) -> str:
+    try:
+        return reverse(name)
+    except NoReverseMatch:  # a part of the site not installed
+        return ""
+
+
+@cache
+def _frame_links() -> dict[str, str]:
+    """Where the frame of every page (header, navigation, search, styles) links to. These
+    change only with a deploy, which starts new processes, so each process works them out
+    once rather than a dozen reverse() and static() calls on each of its requests."""
+    return {
+        "home": _address("papers:home"),
+        "market": _address("market:index"),
+        "watching": _address("papers:watching"),
+        "portfolio": _address("market:portfolio") or _address("preferences"),
+        "preferences": _address("preferences"),
+        "logout": _address("logout"),
+        "login": _address("login"),
+        "signup": _address("signup"),
+        "search": _address("papers:search"),
+        "favicon": static("favicon.svg"),
+        "site_css": static("css/site.css"),
+        "math_css": static("css/math.css"),
+        "traders_css": static("css/traders.css"),
+        "terms_js": static("js/terms.js"),
+    }
+
+
+def frame_links(request: HttpRequest) -> dict[str, dict[str, str]]:
+    return {"frame": _frame_links()}
