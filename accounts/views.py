@@ -74,7 +74,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             form.add_error(None, TOO_MANY_ATTEMPTS)
             return render(request, "registration/signup.html", {"form": form}, status=429)
         if form.is_valid() and (user := form.create_user()) is not None:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            login(request, user, backend="accounts.backends.UserBackend")
             return redirect(first_page_for_new_user())
     return render(request, "registration/signup.html", {"form": form})
 

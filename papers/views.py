@@ -91,7 +91,7 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
         "watcher_count": shown["watcher_count"],
         "is_watching": (
             request.user.is_authenticated
-            and Watch.objects.filter(user=request.user, category=category).exists()
+            and Watch.exists_for(user_id=request.user.pk, category_id=category.pk)
         ),
     }
     return render(request, "papers/category.html", context)

@@ -136,6 +136,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Django's model backend with a cheaper per-request user look-up. (Sessions from before it,
+# which name django.contrib.auth.backends.ModelBackend, are asked to sign in again once.)
+AUTHENTICATION_BACKENDS = ["accounts.backends.UserBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
