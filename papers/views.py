@@ -132,13 +132,19 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
 
 @cache_page_for_anonymous
 def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    # The same for every reader: rendered once per pages generation.
+    paper_html, shown = fragments.shared_piece(
+        "paper", [arxiv_id], lambda: _paper_page(request, arxiv_id=arxiv_id)
+    )
+    return render(request, "papers/paper.html", {"paper_html": paper_html, **shown})
+
+
+def _paper_page(request: HttpRequest, *, arxiv_id: str) -> fragments.Piece:
     paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
     listings = paper.listings.select_related("category").order_by("date", "category__code")
-    return render(
-        request,
-        "papers/paper.html",
-        {"paper": paper, "listings": listings, "versions": paper.versions.all()},
-    )
+    context = {"paper": paper, "listings": listings, "versions": paper.versions.all()}
+    paper_html = render_to_string("papers/_paper.html", context, request=request)
+    return paper_html, {"title": paper.title_text or paper.title}
 
 
 def paper_version_redirect(request: HttpRequest, arxiv_id: str) -> HttpResponse:
