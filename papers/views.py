@@ -94,7 +94,7 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
             and Watch.exists_for(user_id=request.user.pk, category_id=category.pk)
         ),
     }
-    return render(request, "papers/category.html", context)
+    return fragments.render_page(request, "papers/category.html", context)
 
 
 def _category_days(request: HttpRequest, *, code: str, until: dt.date | None) -> fragments.Piece:
@@ -136,7 +136,7 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     paper_html, shown = fragments.shared_piece(
         "paper", [arxiv_id], lambda: _paper_page(request, arxiv_id=arxiv_id)
     )
-    return render(request, "papers/paper.html", {"paper_html": paper_html, **shown})
+    return fragments.render_page(request, "papers/paper.html", {"paper_html": paper_html, **shown})
 
 
 def _paper_page(request: HttpRequest, *, arxiv_id: str) -> fragments.Piece:

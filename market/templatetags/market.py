@@ -19,6 +19,8 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from peerrevenue import fragments
+
 from ..context_processors import PAGE_TERMS
 from ..term_links import PageTerms, highlight
 
@@ -91,6 +93,11 @@ def leave_prices_open(context: template.Context) -> str:
 
 @register.simple_tag(takes_context=True)
 def fill_prices(context: template.Context, markup: str) -> SafeString:
-    """HTML from a template that left its prices open, with the current ones."""
+    """HTML from a template that left its prices open, with the current ones: on a page
+    rendered by ``fragments.render_page``, as bytes put straight into the response."""
     page = context.get(PAGE_TERMS) or PageTerms()
-    return mark_safe(page.fill_prices(markup))  # noqa: S308 - HTML this site rendered
+    request = context.get("request")
+    slot = None
+    if request is not None and "\ue000" in markup:
+        slot = fragments.slot_for(request, page.filled_piece(markup))
+    return mark_safe(slot if slot is not None else page.fill_prices(markup))  # noqa: S308 - HTML this site rendered
