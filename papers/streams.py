@@ -56,6 +56,11 @@ def record_visit(*, user, newest: dt.date | None) -> dt.date | None:
     Days after the returned date are "new since your last visit". The divider moves only
     when a newer day arrives, so reloading the page keeps it where it was.
     """
+    mark = ReadingMark.objects.filter(user=user).first()
+    if mark is not None and (
+        newest is None or (mark.seen_through is not None and newest <= mark.seen_through)
+    ):
+        return mark.new_after  # most views: nothing to move, so no lock and no write
     with transaction.atomic():
         # Two tabs opening the page at once must not both move the divider.
         mark, _ = ReadingMark.objects.select_for_update().get_or_create(user=user)

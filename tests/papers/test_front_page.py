@@ -119,3 +119,17 @@ def test_front_page_query_count_is_fixed(watcher, cs_dc, cs_ni):
     make_listed_papers(25, category=cs_ni, date=WEDNESDAY, first_number=200)
     count_queries()  # this visit moves the divider (one more write), the next one does not
     assert count_queries() == few
+
+
+def test_reloading_the_front_page_writes_and_locks_nothing(watcher, cs_dc):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_listed_papers(2, category=cs_dc, date=MONDAY, first_number=1)
+    watcher.get("/")  # the first visit records where the reader got to
+    with CaptureQueriesContext(connection) as queries:
+        assert watcher.get("/").status_code == 200
+    statements = " ".join(query["sql"] for query in queries.captured_queries).upper()
+    assert "FOR UPDATE" not in statements
+    assert "UPDATE " not in statements.replace("FOR UPDATE", "")
+    assert "INSERT " not in statements
