@@ -25,6 +25,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from papers.views import paginate
@@ -39,7 +40,7 @@ from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from .templatetags.market_pages import trend
 from .tickers import current_tickers
 from .units import MINUS, format_credits, format_shares
-from .versions import market_piece
+from .versions import market_piece, market_versions
 
 TERMS_PER_PAGE = 50
 ROWS_PER_PAGE = 50
@@ -184,29 +185,56 @@ HOLDER_ROW = '<tr data-holder="{}">'
 OWN_HOLDER_ROW = '<tr data-holder="{}" class="is-you">'
 
 
-def mark_own_holding(html: str, user_id: int | None) -> str:
+def mark_own_holding(html: SafeString, user_id: int | None) -> SafeString:
     if user_id is None:
         return html
-    return html.replace(HOLDER_ROW.format(user_id), OWN_HOLDER_ROW.format(user_id), 1)
+    # Our own rendered markup with one tag changed: still safe (str.replace would drop that).
+    return mark_safe(html.replace(HOLDER_ROW.format(user_id), OWN_HOLDER_ROW.format(user_id), 1))
 
 
 @cache_page_for_anonymous
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
     # Everything but the trade box is the same for every reader: kept until a figure changes.
-    head_html, piece = market_piece("market-term", [slug], lambda: _term_piece(request, slug))
+    versions = market_versions()
+    head_html, piece = market_piece(
+        "market-term", [slug], lambda: _term_piece(request, slug), versions=versions
+    )
     term = piece["term"]
+    trader = _trader_context(request, term)
     context = {
         "term": term,
         "head_html": head_html,
         "main_html": piece["main_html"],
         "lower_html": mark_own_holding(piece["lower_html"], request.user.pk),
-        "form": QuoteForm(),
-        "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
+        "quote_form_html": _empty_quote_form(
+            term,
+            signed_in=request.user.is_authenticated,
+            held=trader.get("held", 0),
+            terms=versions[0],
+        ),
         "nav": "market",
-        **_trader_context(request, term),
+        **trader,
     }
     return render(request, "market/term.html", context)
+
+
+def _empty_quote_form(term: Term, *, signed_in: bool, held: int, terms: str) -> SafeString:
+    """The term page's order form: its widgets cost more to render than the rest of the page
+    around the kept pieces, and it varies only with the term, whether the reader is signed in
+    and how many shares they hold (the "Sell all" button)."""
+
+    def render_form() -> fragments.Piece:
+        context = {
+            "term": term,
+            "form": QuoteForm(),
+            "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
+            "user": {"is_authenticated": signed_in},
+            "held": held,
+        }
+        return render_to_string("market/_quote_form.html", context), {}
+
+    return fragments.shared_piece("quote-form", [term.slug, signed_in, held, terms], render_form)[0]
 
 
 def _term_piece(request: HttpRequest, slug: str) -> fragments.Piece:
