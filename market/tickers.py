@@ -2,12 +2,13 @@
 
 A price changes only when a trade moves its term's supply (dividends are paid in cash and move
 no supply), and the table's rows change only with the term set. So the table is kept under a key
-made of the term-set version and the prices version, a token every trade replaces once it
-commits: one read of the shared cache per page (both tokens at once) tells whether the table is
-still current, and then it comes from this process's memory, not unpickled from the shared cache
-on every use. The day change also moves with the clock, so no table is used for longer than
-``TICKER_CACHE_SECONDS``; that also bounds how long a trade whose process died between its commit
-and its token could go unseen.
+made of the term-set version and the prices version (``market.versions``), a token every trade
+replaces once it commits (dividends and adjustments replace it too, for the other market
+pieces, which costs this table one reload): one read of the shared cache per page (both tokens
+at once) tells whether the table is still current, and then it comes from this process's memory,
+not unpickled from the shared cache on every use. The day change also moves with the clock, so
+no table is used for longer than ``TICKER_CACHE_SECONDS``; that also bounds how long a trade
+whose process died between its commit and its token could go unseen.
 """
 
 from __future__ import annotations
