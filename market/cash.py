@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import IntegrityError
-from django.db.models import F
+from django.db.models import F, OuterRef, Subquery
 
 from peerrevenue.db import atomic_with_retries
 
 from .models import Account, Entry, Holding, LedgerTransaction, Term
 from .refusals import InsufficientCash, InvalidQuantity, InvalidRequest
 from .units import MICRO_PER_CREDIT, format_credits
+from .versions import figures_changed
 
 # Bounds that keep every balance far inside its 64-bit column (about 9.2 · 10¹⁸ µ¢), whatever
 # trades and dividends add to it: one adjustment moves at most a billion credits, and no
@@ -102,6 +103,20 @@ def holding(user, term: Term) -> int:
     return shares or 0
 
 
+def cash_and_holding(user, term_id: int) -> tuple[int, int]:
+    """(``balance(user)``, shares of the term held) in one query: a term page's trade box."""
+    shares = Holding.objects.filter(account=OuterRef("pk"), term_id=term_id).values("shares")[:1]
+    found = (
+        Account.objects.filter(user=user)
+        .annotate(held=Subquery(shares))
+        .values_list("cash", "held")
+        .first()
+    )
+    if found is None:  # a user from before the market: open the account, holding nothing
+        return balance(user), 0
+    return found[0], found[1] or 0
+
+
 def check_adjustment(amount: object) -> int:
     """``amount`` (µ¢) if it is a possible adjustment, else InvalidQuantity saying why."""
     if type(amount) is not int or amount == 0:
@@ -146,4 +161,7 @@ def adjust_balance(
             by=by,
         )
 
-    return atomic_with_retries(work)
+    adjusted = atomic_with_retries(work)
+    # Cash moved: the trader's kept portfolio and everyone's leaderboard standing are old.
+    figures_changed()
+    return adjusted

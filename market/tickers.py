@@ -2,31 +2,40 @@
 
 A price changes only when a trade moves its term's supply (dividends are paid in cash and move
 no supply), and the table's rows change only with the term set. So the table is kept under a key
-made of the term-set version and the prices version, a token every trade replaces once it
-commits: one read of the shared cache per page (both tokens at once) tells whether the table is
-still current, and then it comes from this process's memory, not unpickled from the shared cache
-on every use. The day change also moves with the clock, so no table is used for longer than
-``TICKER_CACHE_SECONDS``; that also bounds how long a trade whose process died between its commit
-and its token could go unseen.
+made of the term-set version and the prices version (``market.versions``), a token every trade
+replaces once it commits (dividends and adjustments replace it too, for the other market
+pieces, which costs this table one reload): one read of the shared cache per page (both tokens
+at once) tells whether the table is still current, and then it comes from this process's memory,
+not unpickled from the shared cache on every use. The day change also moves with the clock, so
+no table is used for longer than ``TICKER_CACHE_SECONDS``; that also bounds how long a trade
+whose process died between its commit and its token could go unseen.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-import uuid
 from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.utils import timezone
 
-from .highlighting import CACHE_KEY as TERMS_KEY
-from .highlighting import terms_version
 from .models import Term
 from .stats import day_changes
 from .units import format_credits
+from .versions import FIGURES_SECONDS, market_versions, prices_changed
 
-TICKER_CACHE_SECONDS = 30
+__all__ = [
+    "TICKER_CACHE_SECONDS",
+    "Ticker",
+    "current_price_table",
+    "current_tickers",
+    "load_tickers",
+    "market_versions",
+    "prices_changed",
+]
+
+TICKER_CACHE_SECONDS = FIGURES_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,25 +60,6 @@ def load_tickers() -> dict[int, Ticker]:
         "id", "slug", "phrase", "price_now", "change_1d_bp"
     )
     return {pk: Ticker(slug, phrase, price, change) for pk, slug, phrase, price, change in rows}
-
-
-PRICES_KEY = "market:prices:version"
-
-
-def prices_changed() -> None:
-    """A trade moved a price: every process's price table is out of date."""
-    cache.set(PRICES_KEY, uuid.uuid4().hex, None)
-
-
-def market_versions() -> tuple[str, str]:
-    """(terms version, prices version): one read of the shared cache for both."""
-    found = cache.get_many([TERMS_KEY, PRICES_KEY])
-    prices = found.get(PRICES_KEY)
-    if prices is None:
-        # Evicted or never set: a fresh token makes every process load the table once.
-        cache.add(PRICES_KEY, uuid.uuid4().hex, None)
-        prices = cache.get(PRICES_KEY) or "uncached"
-    return found.get(TERMS_KEY) or terms_version(), prices
 
 
 # (key, wall-clock expiry, table): the last table this process used. Replaced whole, never

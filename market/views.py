@@ -22,20 +22,25 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from papers.views import paginate
+from peerrevenue import fragments
 from peerrevenue.pagecache import cache_page_for_anonymous
 from peerrevenue.ratelimit import client_address, is_limited
 
 from . import charts, curve, networth, stats, trading, trend_charts, trends
+from .cash import cash_and_holding
 from .forms import BUY_MAX, QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from .templatetags.market_pages import trend
 from .tickers import current_tickers
 from .units import MINUS, format_credits, format_shares
+from .versions import market_piece, market_versions
 
 TERMS_PER_PAGE = 50
 ROWS_PER_PAGE = 50
@@ -131,6 +136,19 @@ def _columns(sort: str, descending: bool) -> list[Column]:
 @cache_page_for_anonymous
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
+    # The table is the same for every reader of this URL (its links keep the query string), so
+    # it is rendered once per change of the figures, not per request.
+    table_html, _ = market_piece(
+        "market-index", [request.get_full_path()], lambda: _index_table(request)
+    )
+    return render(
+        request,
+        "market/index.html",
+        {"table_html": table_html, "nav": "market"},
+    )
+
+
+def _index_table(request: HttpRequest) -> fragments.Piece:
     search = request.GET.get("q", "").strip()[:SEARCH_MAX_LENGTH]
     sort, descending = _sort_from(request)
     now = timezone.now()
@@ -147,9 +165,8 @@ def index(request: HttpRequest) -> HttpResponse:
         "search": search,
         "columns": _columns(sort, descending),
         "views": [(key, label, key == sort) for key, label in MARKET_VIEW_LINKS],
-        "nav": "market",
     }
-    return render(request, "market/index.html", context)
+    return render_to_string("market/_index_table.html", context, request=request), {}
 
 
 # A term's page, quotes and trades ------------------------------------------------------------
@@ -158,15 +175,69 @@ def index(request: HttpRequest) -> HttpResponse:
 def _trader_context(request: HttpRequest, term: Term) -> dict:
     if not request.user.is_authenticated:
         return {}
-    return {
-        "cash": trading.balance(request.user),
-        "held": trading.holding(request.user, term),
-    }
+    cash, held = cash_and_holding(request.user, term.pk)
+    return {"cash": cash, "held": held}
+
+
+# The signed-in reader's row in a kept holders table: the piece marks every row with its
+# trader's id (a number, so no text on the page can look like it) and each request marks its own.
+HOLDER_ROW = '<tr data-holder="{}">'
+OWN_HOLDER_ROW = '<tr data-holder="{}" class="is-you">'
+
+
+def mark_own_holding(html: SafeString, user_id: int | None) -> SafeString:
+    if user_id is None:
+        return html
+    # Our own rendered markup with one tag changed: still safe (str.replace would drop that).
+    return mark_safe(html.replace(HOLDER_ROW.format(user_id), OWN_HOLDER_ROW.format(user_id), 1))
 
 
 @cache_page_for_anonymous
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    # Everything but the trade box is the same for every reader: kept until a figure changes.
+    versions = market_versions()
+    head_html, piece = market_piece(
+        "market-term", [slug], lambda: _term_piece(request, slug), versions=versions
+    )
+    term = piece["term"]
+    trader = _trader_context(request, term)
+    context = {
+        "term": term,
+        "head_html": head_html,
+        "main_html": piece["main_html"],
+        "lower_html": mark_own_holding(piece["lower_html"], request.user.pk),
+        "quote_form_html": _empty_quote_form(
+            term,
+            signed_in=request.user.is_authenticated,
+            held=trader.get("held", 0),
+            terms=versions[0],
+        ),
+        "nav": "market",
+        **trader,
+    }
+    return render(request, "market/term.html", context)
+
+
+def _empty_quote_form(term: Term, *, signed_in: bool, held: int, terms: str) -> SafeString:
+    """The term page's order form: its widgets cost more to render than the rest of the page
+    around the kept pieces, and it varies only with the term, whether the reader is signed in
+    and how many shares they hold (the "Sell all" button)."""
+
+    def render_form() -> fragments.Piece:
+        context = {
+            "term": term,
+            "form": QuoteForm(),
+            "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
+            "user": {"is_authenticated": signed_in},
+            "held": held,
+        }
+        return render_to_string("market/_quote_form.html", context), {}
+
+    return fragments.shared_piece("quote-form", [term.slug, signed_in, held, terms], render_form)[0]
+
+
+def _term_piece(request: HttpRequest, slug: str) -> fragments.Piece:
     term = _get_term(slug)
     history = stats.price_history(term=term, now=timezone.now())
     dividends = stats.dividend_days(term=term)
@@ -197,13 +268,14 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "earlier_count": before_listing,
         "holders": stats.top_holders(term=term),
         "trades": stats.recent_trades(term=term),
-        "form": QuoteForm(),
-        "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
         "dividend_per_mention": settings.MARKET_DIVIDEND_PER_MENTION,
-        "nav": "market",
-        **_trader_context(request, term),
     }
-    return render(request, "market/term.html", context)
+    # No request: nothing here may depend on who asks (or consume their messages).
+    parts = {
+        part: render_to_string(f"market/_term_{part}.html", context)
+        for part in ("head", "main", "lower")
+    }
+    return parts["head"], {"term": term, "main_html": parts["main"], "lower_html": parts["lower"]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,6 +542,19 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def portfolio(request: HttpRequest) -> HttpResponse:
+    # Only this trader sees it, but it changes only with market figures (their own trades,
+    # dividends and adjustments bump the same token as everyone's trades): a reload, or a
+    # return from another page, costs no query of its own until something moves.
+    body_html, _ = market_piece(
+        "portfolio",
+        [request.user.pk, request.get_full_path()],
+        lambda: _portfolio_body(request),
+        local=False,
+    )
+    return render(request, "market/portfolio.html", {"body_html": body_html, "nav": "portfolio"})
+
+
+def _portfolio_body(request: HttpRequest) -> fragments.Piece:
     # balance() opens the account (with its grant) of a user from before the market existed.
     summary = stats.portfolio(user=request.user, cash=trading.balance(request.user))
     history = paginate(request, stats.account_history(user=request.user), per_page=ROWS_PER_PAGE)
@@ -485,9 +570,8 @@ def portfolio(request: HttpRequest) -> HttpResponse:
         "page": history,
         "standing": stats.standing(user=request.user),
         "starting_grant": settings.MARKET_STARTING_GRANT,
-        "nav": "portfolio",
     }
-    return render(request, "market/portfolio.html", context)
+    return render_to_string("market/_portfolio_body.html", context, request=request), {}
 
 
 @cache_page_for_anonymous

@@ -37,18 +37,32 @@ Piece = tuple[str, dict[str, Any]]
 _local: SizedLRU[Piece] = SizedLRU(LOCAL_CHARACTERS)
 
 
-def shared_piece(name: str, vary_on: Sequence[object], render: Callable[[], Piece]) -> Piece:
+def shared_piece(
+    name: str,
+    vary_on: Sequence[object],
+    render: Callable[[], Piece],
+    *,
+    seconds: int = SHARED_SECONDS,
+    local: bool = True,
+) -> Piece:
     """The piece ``name`` for ``vary_on`` in the current pages generation; ``render()`` runs
-    only when neither this process nor the shared cache has it."""
+    only when neither this process nor the shared cache has it.
+
+    ``seconds`` bounds how long the shared cache keeps it: pieces whose key carries a time
+    bucket or a version that moves often (market figures) need not outlive it by an hour.
+    ``local=False`` keeps the piece out of this process's memory: one reader's own piece (a
+    portfolio) would only push out the pieces every reader shares.
+    """
     vary = hashlib.blake2b(repr(list(vary_on)).encode(), digest_size=16).hexdigest()
     key = f"pieces:{name}:{pages_generation()}:{vary}"
-    piece = _local.get(key)
+    piece = _local.get(key) if local else None
     if piece is None:
         piece = cache.get(key)
         if piece is None:
             piece = render()
-            cache.set(key, piece, SHARED_SECONDS)
-        _local.put(key, piece, len(piece[0]))
+            cache.set(key, piece, seconds)
+        if local:
+            _local.put(key, piece, len(piece[0]))
     return piece
 
 

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from market import networth, tasks
 from market.models import NetWorthSnapshot
+from market.versions import prices_changed
 from tests.market.test_stats import buy
 from tests.market.test_views import page_text, row_cells
 
@@ -26,7 +27,7 @@ WEDNESDAY = dt.date(2026, 11, 25)  # its week starts Monday 23 November
 
 
 def snapshot(user, date: dt.date, *, net_worth: int, granted: int = GRANT) -> NetWorthSnapshot:
-    return NetWorthSnapshot.objects.create(
+    made = NetWorthSnapshot.objects.create(
         account=user.market_account,
         date=date,
         cash=net_worth,
@@ -34,6 +35,9 @@ def snapshot(user, date: dt.date, *, net_worth: int, granted: int = GRANT) -> Ne
         net_worth=net_worth,
         granted=granted,
     )
+    # Written directly, so bump what networth.take_snapshots bumps: kept portfolios chart them.
+    prices_changed()
+    return made
 
 
 def test_snapshot_values_are_exact(trader, rival, reader, kv_cache, raft):
