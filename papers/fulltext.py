@@ -25,7 +25,8 @@ class SearchText(Func):
 
 
 class SearchNames(Func):
-    """Accent-folded author names and title, what the trigram fallback compares with."""
+    """Accent-folded author names and title (``paper_search_names`` in SQL): the column the
+    trigram fallback once compared with. Kept for migration 0008, which creates it."""
 
     function = "paper_search_names"
     output_field = TextField()
@@ -63,9 +64,12 @@ class WeightedQuery(SearchQueryCombinable, Func):
     output_field = SearchQueryField()
 
     def __init__(self, query, *, weight: str) -> None:
-        if weight not in ("A", "B", "C", "D"):
+        # One weight, or several ("AB": in the title or the authors).
+        if not weight or set(weight) - set("ABCD"):
             raise ValueError(weight)
         super().__init__(query, weight=weight)
+        # What combining it with another query (&, |) reads: "au:a au:b" starts with one.
+        self.config = query.config
 
 
 def search_vector() -> SearchVector:
@@ -77,5 +81,7 @@ def search_vector() -> SearchVector:
     )
 
 
-def search_names() -> SearchNames:
-    return SearchNames(F("authors_text"), F("title_html"))
+def title_vector() -> SearchVector:
+    """The title's words alone, unweighted: what ``ti:`` looks up (the index is on this
+    expression, so a filter must spell it the same way)."""
+    return SearchVector(SearchText(F("title_html")), config=CONFIG)
