@@ -547,7 +547,10 @@ _OPAQUE = {"math", "code"}
 
 def mark_html(markup: str, words: Iterable[str]) -> SafeString:
     """Stored, sanitised HTML with each of the words in <mark>, outside formulas and links."""
-    pattern = _words_pattern(words)
+    return _marked_html(markup, _words_pattern(words))
+
+
+def _marked_html(markup: str, pattern: re.Pattern[str] | None) -> SafeString:
     if pattern is None or not markup:
         return mark_safe(markup)  # noqa: S308 - the input is the stored, sanitised HTML
     out: list[str] = []
@@ -596,7 +599,6 @@ def marks_for(paper: Paper) -> Marks:
 # on the server, a large share of a page's time.
 
 _WORD = re.compile(r"\w+")
-_TOKEN_SPAN = re.compile(r"\S+")
 # A lexeme of the text form of a tsquery ('...', a quote inside doubled, weights after a colon),
 # a negation, a parenthesis.
 _TSQUERY_PART = re.compile(r"'((?:[^']|'')*)'(?::[*A-D]+)?|!|\(|\)")
@@ -646,26 +648,45 @@ def html_text(markup: str) -> str:
     return " ".join(html.unescape(text).split())
 
 
-def matching_words(text: str, lexemes: frozenset[str]) -> set[str]:
-    """The words of the text, as written, that the query's lexemes match."""
-    if not lexemes:
+def _candidates(lexemes: frozenset[str]) -> re.Pattern[str]:
+    """The words that may stem to one of the lexemes, for a first cut before stemming: a
+    Snowball stem is the word's beginning, bar its last letter ("studi" from "study")."""
+    beginnings = sorted({lex[:-1] if len(lex) > 2 else lex for lex in lexemes}, key=len)
+    alternatives = "|".join(re.escape(beginning) for beginning in reversed(beginnings))
+    return re.compile(rf"(?<!\w)(?:{alternatives})\w*", re.IGNORECASE)
+
+
+def matching_words(
+    text: str, lexemes: frozenset[str], candidates: re.Pattern[str] | None = None
+) -> set[str]:
+    """The words of the text, as written, that the query's lexemes match. ``candidates``
+    (from _candidates) skips stemming most words of an unaccented text."""
+    if not lexemes or not text:
         return set()
-    return {word for word in set(_WORD.findall(text)) if lexeme(word) in lexemes}
+    if candidates is not None and text.isascii():
+        words = set(candidates.findall(text))
+    else:  # an accented word may fold to a candidate ("Schrödinger")
+        words = set(_WORD.findall(text))
+    return {word for word in words if lexeme(word) in lexemes}
 
 
 def snippet(text: str, words: set[str]) -> SafeString | None:
     """Up to SNIPPET_FRAGMENTS passages of SNIPPET_WORDS words of the text, those with the
     most matched words, in text order, joined by " … ", the words in <mark>; None without
     any match (as ts_headline's fragments)."""
-    pattern = _words_pattern(words)
+    return _snippet(text, _words_pattern(words))
+
+
+def _snippet(text: str, pattern: re.Pattern[str] | None) -> SafeString | None:
+    """snippet() of a text whose words are one space apart (html_text), with its pattern."""
     if pattern is None:
         return None
-    starts = [token.start() for token in _TOKEN_SPAN.finditer(text)]
-    # The index of the token each match starts in.
-    hits = sorted({bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(text)})
+    # The index of the token each match is in: the text's words are one space apart.
+    hits = sorted({text.count(" ", 0, match.start()) for match in pattern.finditer(text)})
     if not hits:
         return None
-    count = len(starts)
+    tokens = text.split(" ")
+    count = len(tokens)
     chosen: list[tuple[int, int]] = []
     for _ in range(SNIPPET_FRAGMENTS):
         best = None
@@ -681,23 +702,26 @@ def snippet(text: str, words: set[str]) -> SafeString | None:
         if best is None:
             break
         chosen.append(best[1:])
-    tokens = text.split()
     return mark_safe(  # noqa: S308 - _marked escapes every piece of text
         " … ".join(_marked(" ".join(tokens[start:end]), pattern) for start, end in sorted(chosen))
     )
 
 
-def matches_for(paper: Paper, lexemes: frozenset[str]) -> Marks:
+def matches_for(
+    paper: Paper, lexemes: frozenset[str], candidates: re.Pattern[str] | None = None
+) -> Marks:
     """Marks of a result from the query's lexemes (see query_lexemes)."""
     title = html_text(paper.title_html) if paper.title_html else paper.title
     abstract = html_text(paper.abstract_html) if paper.abstract_html else paper.abstract
-    in_abstract = matching_words(abstract, lexemes)
-    words = matching_words(title, lexemes) | matching_words(paper.authors_text, lexemes)
-    words |= in_abstract
+    abstract = " ".join(abstract.split())  # one space apart, as _snippet reads it
+    in_abstract = matching_words(abstract, lexemes, candidates)
+    words = matching_words(title, lexemes, candidates)
+    words |= matching_words(paper.authors_text, lexemes, candidates) | in_abstract
+    pattern = _words_pattern(words)  # one pattern for the paper's three texts
     return Marks(
-        title=mark_html(paper.title_html or escape(paper.title), words),
-        authors=mark_text(paper.short_authors, words),
-        snippet=snippet(abstract, in_abstract),
+        title=_marked_html(paper.title_html or escape(paper.title), pattern),
+        authors=_marked(paper.short_authors, pattern) if pattern else escape(paper.short_authors),
+        snippet=_snippet(abstract, pattern) if in_abstract else None,
         words=words,
     )
 
@@ -705,8 +729,13 @@ def matches_for(paper: Paper, lexemes: frozenset[str]) -> Marks:
 def mark_matches(papers: Iterable[Paper]) -> None:
     """As mark(), for papers from ranked(): marks from the query PostgreSQL parsed
     (``search_query``), computed here for the page's papers only."""
+    parsed: dict[str | None, tuple[frozenset[str], re.Pattern[str] | None]] = {}
     for paper in papers:
-        marks = matches_for(paper, query_lexemes(getattr(paper, "search_query", None)))
+        text = getattr(paper, "search_query", None)
+        if text not in parsed:  # the same query on every paper of a page
+            lexemes = query_lexemes(text)
+            parsed[text] = (lexemes, _candidates(lexemes) if lexemes else None)
+        marks = matches_for(paper, *parsed[text])
         paper.search_title = marks.title
         paper.search_authors = marks.authors
         paper.search_snippet = marks.snippet
