@@ -43,6 +43,7 @@ from django.db.models import (
     Value,
     When,
 )
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 from django.utils.functional import cached_property
 from django.utils.html import escape
@@ -63,7 +64,10 @@ RECENT_PAPERS = 5_000
 MAX_PREFIXES = 10
 # Columns a page of results never shows: the search vector alone is a few kilobytes a paper.
 UNSHOWN = ("search_vector",)
-SIMILARITY_THRESHOLD = 0.5
+# Trigram similarity: "lamprt" and "lamport" 0.5, "ranal" and "raynal" 0.44, "lnch" and
+# "lynch" 0.38.
+SIMILARITY_THRESHOLD = 0.35
+SIMILARITY_TIE = 0.05
 # The fallback looks for papers with any of this many words like each typed word.
 SIMILAR_WORDS = 5
 # Words shorter than this have too few trigrams to tell names apart.
@@ -256,9 +260,16 @@ def match_condition(query: Query) -> Q | None:
             if weight:
                 part = fulltext.WeightedQuery(part, weight=weight.upper())
             rest = part if rest is None else rest & part
-    if rest is not None:
-        part = Q(_Matches(F("search_vector"), rest))
-        condition = part if condition is None else part & condition
+    if rest is not None and condition is not None:
+        # With ti: parts, the title index narrows the candidates and the other words are
+        # checked on each of them: a title has some ten words against an abstract's two
+        # hundred, so a title word is far rarer than the same word anywhere, and intersecting
+        # the title index with a common word's 100,000 entries cost more than all the rest.
+        # (COALESCE hides the column from the planner: an index on it no longer applies.)
+        vector = Func(F("search_vector"), Value(""), function="COALESCE")
+        condition &= Q(_Matches(vector, rest))
+    elif rest is not None:
+        condition = Q(_Matches(F("search_vector"), rest))
     return condition
 
 
@@ -300,24 +311,37 @@ def matching(query: Query, papers: QuerySet[Paper] | None = None) -> QuerySet[Pa
     return papers.filter(condition) if condition is not None else papers
 
 
-def ranked(query: Query, *, recent: bool = False) -> QuerySet[Paper]:
-    """Matching papers, best first, each with its marked title, authors and abstract snippet
-    (computed by PostgreSQL only for the rows of the page that is read).
+def ranked(
+    query: Query, *, recent: bool = False, among: Sequence[int] | None = None
+) -> QuerySet[Paper]:
+    """Matching papers, best first, each with the query as PostgreSQL parsed it (for
+    mark_matches()).
 
-    ``recent``: rank only the matches among the newest RECENT_PAPERS papers (_recent). A common word
-    matches a third of all papers, and ranking reads the vector of every paper it ranks; the
-    newest papers are a range of the arXiv id index, which PostgreSQL intersects with the text
-    index, so the work stays bounded however large the table grows.
+    ``recent``: rank only the matches among the newest RECENT_PAPERS papers (_recent). A
+    common word matches a third of all papers, and ranking reads the vector of every paper it
+    ranks; the newest papers are a range of the arXiv id index, which PostgreSQL intersects
+    with the text index, so the work stays bounded however large the table grows.
+
+    ``among``: the ids of all the matches, already found: the page is then read by primary
+    key, without checking every candidate of the text index again (a phrase of two common
+    words has thousands of candidates for a few matches).
     """
     combined = _combined(query)
-    if combined is None:  # filters only: newest first
+    if among is not None:
+        papers = Paper.objects.filter(
+            RawSQL(f'"{Paper._meta.db_table}"."id" = ANY(%s)', (list(among),), BooleanField())
+        )
+        if combined is None:
+            return papers.order_by("-arxiv_id").defer(*UNSHOWN)
+    elif combined is None:  # filters only: newest first
         return matching(query).order_by("-arxiv_id").defer(*UNSHOWN)
-    oldest = None
-    if recent:
-        query, oldest = _recent(query)
-    papers = matching(query)
-    if oldest:
-        papers = papers.filter(arxiv_id__gte=oldest)
+    else:
+        oldest = None
+        if recent:
+            query, oldest = _recent(query)
+        papers = matching(query)
+        if oldest:
+            papers = papers.filter(arxiv_id__gte=oldest)
     return (
         papers.defer(*UNSHOWN)
         .annotate(
@@ -375,29 +399,35 @@ def annotate_headlines(papers: QuerySet[Paper], combined: SearchQuery) -> QueryS
 
 def similar_words(text: str) -> dict[str, list[str]]:
     """For each word of the text (accent-folded, lowercase), the words of names and titles
-    most like it, best first ("lamprt": ["lamport"]); a word with none is left out.
+    most like it ("lamprt": ["lamport"]); a word with none is left out.
 
-    One query on the table of distinct words (papers.models.NameWord): the trigram index
-    finds the candidates (``%``: similarity at least pg_trgm's default 0.3), and a word must
-    cover SIMILARITY_THRESHOLD of the typed word's trigrams (word similarity) to count."""
+    One query on the table of distinct words (papers.models.NameWord), whose trigram index
+    finds the candidates (``%``: trigram similarity at least pg_trgm's default, 0.3). The
+    closest one counts if it reaches SIMILARITY_THRESHOLD, and so do those as close as it
+    (within SIMILARITY_TIE), at most SIMILAR_WORDS: a typo is usually nearest to the word
+    meant, and a word of many papers' names would bring in papers of no interest."""
     needles = list(dict.fromkeys(_fold(word) for word in text.split()))
     if not needles:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
-            SELECT n.needle, w.word
+            SELECT n.needle, c.word
             FROM unnest(%s::text[]) AS n(needle)
             CROSS JOIN LATERAL (
-                SELECT word, similarity(word, n.needle) AS s
-                FROM {NameWord._meta.db_table}
-                WHERE word %% n.needle AND word_similarity(n.needle, word) >= %s
-                ORDER BY s DESC, word
-                LIMIT %s
-            ) AS w
-            ORDER BY n.needle, w.s DESC, w.word
+                SELECT word, s, max(s) OVER () AS best
+                FROM (
+                    SELECT word, similarity(word, n.needle) AS s
+                    FROM {NameWord._meta.db_table}
+                    WHERE word %% n.needle
+                    ORDER BY s DESC, word
+                    LIMIT %s
+                ) AS candidates
+            ) AS c
+            WHERE c.s >= %s AND c.s >= c.best - %s
+            ORDER BY n.needle, c.s DESC, c.word
             """,
-            [needles, SIMILARITY_THRESHOLD, SIMILAR_WORDS],
+            [needles, SIMILAR_WORDS, SIMILARITY_THRESHOLD, SIMILARITY_TIE],
         )
         found: dict[str, list[str]] = {}
         for needle, word in cursor.fetchall():
@@ -830,11 +860,13 @@ class Results:
 
 
 def results(query: Query, *, page: str | int | None = 1) -> Results:
-    """One page of results, with a constant number of queries: the count, at most one more
-    count and a check of the words when nothing matched, then the page itself."""
-    found = count_capped(matching(query))
+    """One page of results, with a constant number of queries: the matches' ids (at most
+    MAX_COUNTED + 1 of them, which is the count), at most one more count and a check of the
+    words when nothing matched, then the page itself."""
+    ids = list(matching(query).order_by().values_list("pk", flat=True)[: MAX_COUNTED + 1])
+    found = len(ids)
     if found or not query.has_text:
-        papers = ranked(query, recent=found > MAX_COUNTED)
+        papers = ranked(query, recent=True) if found > MAX_COUNTED else ranked(query, among=ids)
         current = _CappedPaginator(papers, RESULTS_PER_PAGE, found=found).get_page(page)
         current.object_list = list(current.object_list)
         mark_matches(current.object_list)
@@ -850,6 +882,10 @@ def results(query: Query, *, page: str | int | None = 1) -> Results:
 def _similar_results(query: Query, *, page: str | int | None) -> Results | None:
     """The trigram fallback's page, or None when nothing is similar."""
     words = similar_words(query.fallback_text())
+    if all(similar[0] == typed for typed, similar in words.items()):
+        # Every word is spelled as in some name or title: nothing to correct (the words were
+        # there but not together, or the query excluded them).
+        return None
     papers = similar_papers(query, words)
     found = count_capped(papers)
     if not found:
