@@ -9,7 +9,7 @@ title and abstract, the rendered author names), as a stored generated column. So
 from __future__ import annotations
 
 from django.contrib.postgres.search import SearchQueryCombinable, SearchQueryField, SearchVector
-from django.db.models import BooleanField, F, FloatField, Func, TextField
+from django.db.models import F, Func, TextField
 
 # `english` with accents folded (unaccent) before stemming, on both the documents and the
 # queries: "Dagli" finds "Dağlı", "Schrodinger" finds "Schrödinger".
@@ -30,25 +30,6 @@ class SearchNames(Func):
 
     function = "paper_search_names"
     output_field = TextField()
-
-
-class Unaccent(Func):
-    function = "paper_unaccent"
-    output_field = TextField()
-
-
-class WordSimilar(Func):
-    """``needle <% haystack``: some extent of the haystack is trigram-similar to the needle
-    (pg_trgm's word similarity), the operator the trigram GIN index answers."""
-
-    arg_joiner = " <%% "
-    template = "(%(expressions)s)"
-    output_field = BooleanField()
-
-
-class WordSimilarity(Func):
-    function = "word_similarity"
-    output_field = FloatField()
 
 
 class WeightedQuery(SearchQueryCombinable, Func):

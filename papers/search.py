@@ -3,8 +3,8 @@
 The words go to PostgreSQL's ``websearch_to_tsquery`` (phrases in quotes, ``-word``, ``or``),
 which accepts any text without a syntax error, against the stored search vector (title A,
 authors B, abstract C; see papers.fulltext). ``au:``, ``ti:`` and ``abs:`` restrict words to one
-part; ``cat:`` and the form's filters restrict the papers. When nothing matches, a trigram
-search over the accent-folded names and titles catches misspellings ("Lamprt").
+part; ``cat:`` and the form's filters restrict the papers. When nothing matches, the words of
+names and titles most like the typed ones, by trigrams, catch misspellings ("Lamprt").
 """
 
 from __future__ import annotations
