@@ -465,17 +465,24 @@ def main() -> None:
     for label, q in (
         ("a common word", "learning"),
         ("an author and a word", "au:lamport consensus"),
+        ("a title word and a word", "ti:policy cluster"),
         ("a phrase", '"gradient descent"'),
         ("rarer words", "quorum sharding"),
     ):
+        # As search.results() reads it: the matches' ids (the count), then the page.
         query = search.parse(q)
-        found = search.count_capped(search.matching(query))
-        page = search.ranked(query, recent=found > search.MAX_COUNTED)[:25]
-        print(f"\nEXPLAIN ANALYZE, page query for {label} ({q!r}, {found} found):\n{explain(page)}")
-    print(
-        f"\nEXPLAIN ANALYZE, count for 'learning':\n"
-        f"{explain(search.matching(search.parse('learning')).order_by()[:1001])}"
-    )
+        ids = list(
+            search.matching(query).order_by().values_list("pk", flat=True)[: search.MAX_COUNTED + 1]
+        )
+        if len(ids) > search.MAX_COUNTED:
+            page = search.ranked(query, recent=True)[:25]
+        else:
+            page = search.ranked(query, among=ids)[:25]
+        heading = f"EXPLAIN ANALYZE, page query for {label} ({q!r}, {len(ids)} found)"
+        print(f"\n{heading}:\n{explain(page)}")
+    for q in ("learning", "ti:policy cluster"):
+        matches = search.matching(search.parse(q)).order_by().values("pk")[: search.MAX_COUNTED + 1]
+        print(f"\nEXPLAIN ANALYZE, the matches' ids (the count) for {q!r}:\n{explain(matches)}")
 
     p95 = statistics.quantiles(sorted(domain), n=100, method="inclusive")[94]
     verdict = "meets" if p95 <= GOAL_P95_MS else "misses"
