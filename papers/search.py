@@ -680,41 +680,59 @@ def html_text(markup: str) -> str:
 
 def _candidates(lexemes: frozenset[str]) -> re.Pattern[str]:
     """The words that may stem to one of the lexemes, for a first cut before stemming: a
-    Snowball stem is the word's beginning, bar its last letter ("studi" from "study")."""
+    Snowball stem is the word's beginning, bar its last letter ("studi" from "study").
+    Lowercase, for a lowercased text: a case-blind pattern scans several times slower."""
     beginnings = sorted({lex[:-1] if len(lex) > 2 else lex for lex in lexemes}, key=len)
     alternatives = "|".join(re.escape(beginning) for beginning in reversed(beginnings))
-    return re.compile(rf"(?<!\w)(?:{alternatives})\w*", re.IGNORECASE)
+    return re.compile(rf"\b(?:{alternatives})\w*")
+
+
+def _found(
+    text: str, lexemes: frozenset[str], candidates: re.Pattern[str] | None
+) -> tuple[set[str], list[int]]:
+    """The words of the text, as written, that the query's lexemes match, and the offsets
+    where they occur. ``candidates`` (from _candidates) spares stemming most words of an
+    unaccented text (whose lowercase keeps every offset)."""
+    words: set[str] = set()
+    offsets: list[int] = []
+    if not lexemes or not text:
+        return words, offsets
+    if candidates is not None and text.isascii():
+        matches = candidates.finditer(text.lower())
+    else:  # an accented word may fold to a candidate ("Schrödinger")
+        matches = _WORD.finditer(text)
+    for match in matches:
+        word = text[match.start() : match.end()]
+        if lexeme(word) in lexemes:
+            words.add(word)
+            offsets.append(match.start())
+    return words, offsets
 
 
 def matching_words(
     text: str, lexemes: frozenset[str], candidates: re.Pattern[str] | None = None
 ) -> set[str]:
-    """The words of the text, as written, that the query's lexemes match. ``candidates``
-    (from _candidates) skips stemming most words of an unaccented text."""
-    if not lexemes or not text:
-        return set()
-    if candidates is not None and text.isascii():
-        words = set(candidates.findall(text))
-    else:  # an accented word may fold to a candidate ("Schrödinger")
-        words = set(_WORD.findall(text))
-    return {word for word in words if lexeme(word) in lexemes}
+    """The words of the text, as written, that the query's lexemes match."""
+    return _found(text, lexemes, candidates)[0]
 
 
 def snippet(text: str, words: set[str]) -> SafeString | None:
     """Up to SNIPPET_FRAGMENTS passages of SNIPPET_WORDS words of the text, those with the
     most matched words, in text order, joined by " … ", the words in <mark>; None without
     any match (as ts_headline's fragments)."""
-    return _snippet(text, _words_pattern(words))
+    text = " ".join(text.split())
+    pattern = _words_pattern(words)
+    offsets = [match.start() for match in pattern.finditer(text)] if pattern else []
+    return _snippet(text, pattern, offsets)
 
 
-def _snippet(text: str, pattern: re.Pattern[str] | None) -> SafeString | None:
-    """snippet() of a text whose words are one space apart (html_text), with its pattern."""
-    if pattern is None:
+def _snippet(text: str, pattern: re.Pattern[str] | None, offsets: list[int]) -> SafeString | None:
+    """snippet() of a text whose words are one space apart, from the offsets of its matches
+    and the pattern that marks them."""
+    if pattern is None or not offsets:
         return None
-    # The index of the token each match is in: the text's words are one space apart.
-    hits = sorted({text.count(" ", 0, match.start()) for match in pattern.finditer(text)})
-    if not hits:
-        return None
+    # The index of the word each match is in.
+    hits = sorted({text.count(" ", 0, offset) for offset in offsets})
     tokens = text.split(" ")
     count = len(tokens)
     chosen: list[tuple[int, int]] = []
@@ -742,16 +760,17 @@ def matches_for(
 ) -> Marks:
     """Marks of a result from the query's lexemes (see query_lexemes)."""
     title = html_text(paper.title_html) if paper.title_html else paper.title
+    # One space apart, as _snippet reads it.
     abstract = html_text(paper.abstract_html) if paper.abstract_html else paper.abstract
-    abstract = " ".join(abstract.split())  # one space apart, as _snippet reads it
-    in_abstract = matching_words(abstract, lexemes, candidates)
+    abstract = " ".join(abstract.split())
+    in_abstract, offsets = _found(abstract, lexemes, candidates)
     words = matching_words(title, lexemes, candidates)
     words |= matching_words(paper.authors_text, lexemes, candidates) | in_abstract
     pattern = _words_pattern(words)  # one pattern for the paper's three texts
     return Marks(
         title=_marked_html(paper.title_html or escape(paper.title), pattern),
         authors=_marked(paper.short_authors, pattern) if pattern else escape(paper.short_authors),
-        snippet=_snippet(abstract, pattern) if in_abstract else None,
+        snippet=_snippet(abstract, pattern, offsets),
         words=words,
     )
 
