@@ -309,10 +309,10 @@ def test_the_page_costs_the_same_number_of_queries_however_many_results(
         assert len(result_ids(search(client, "consensus"))) == 25
     with django_assert_max_num_queries(5):
         assert len(result_ids(search(client, "consensus", page=2))) == 15
-    # Nothing matches exactly: the trigram fallback adds its settings (set, then put back), its
-    # count and the savepoint around them (two statements here, in the test's transaction);
-    # and the market's term matcher may be reloaded once, whatever the number of results.
-    with django_assert_max_num_queries(11):
+    # Nothing matches exactly: the fallback adds its look-up of the words like the typed one
+    # and its count; and the market's term matcher may be reloaded once, whatever the number
+    # of results.
+    with django_assert_max_num_queries(9):
         assert len(result_ids(search(client, "Lamprt"))) == 25
 
 
