@@ -9,7 +9,7 @@ title and abstract, the rendered author names), as a stored generated column. So
 from __future__ import annotations
 
 from django.contrib.postgres.search import SearchQueryCombinable, SearchQueryField, SearchVector
-from django.db.models import BooleanField, F, FloatField, Func, TextField
+from django.db.models import F, Func, TextField
 
 # `english` with accents folded (unaccent) before stemming, on both the documents and the
 # queries: "Dagli" finds "Dağlı", "Schrodinger" finds "Schrödinger".
@@ -25,29 +25,11 @@ class SearchText(Func):
 
 
 class SearchNames(Func):
-    """Accent-folded author names and title, what the trigram fallback compares with."""
+    """Accent-folded author names and title (``paper_search_names`` in SQL): the column the
+    trigram fallback once compared with. Kept for migration 0008, which creates it."""
 
     function = "paper_search_names"
     output_field = TextField()
-
-
-class Unaccent(Func):
-    function = "paper_unaccent"
-    output_field = TextField()
-
-
-class WordSimilar(Func):
-    """``needle <% haystack``: some extent of the haystack is trigram-similar to the needle
-    (pg_trgm's word similarity), the operator the trigram GIN index answers."""
-
-    arg_joiner = " <%% "
-    template = "(%(expressions)s)"
-    output_field = BooleanField()
-
-
-class WordSimilarity(Func):
-    function = "word_similarity"
-    output_field = FloatField()
 
 
 class WeightedQuery(SearchQueryCombinable, Func):
@@ -63,9 +45,12 @@ class WeightedQuery(SearchQueryCombinable, Func):
     output_field = SearchQueryField()
 
     def __init__(self, query, *, weight: str) -> None:
-        if weight not in ("A", "B", "C", "D"):
+        # One weight, or several ("AB": in the title or the authors).
+        if not weight or set(weight) - set("ABCD"):
             raise ValueError(weight)
         super().__init__(query, weight=weight)
+        # What combining it with another query (&, |) reads: "au:a au:b" starts with one.
+        self.config = query.config
 
 
 def search_vector() -> SearchVector:
@@ -77,5 +62,7 @@ def search_vector() -> SearchVector:
     )
 
 
-def search_names() -> SearchNames:
-    return SearchNames(F("authors_text"), F("title_html"))
+def title_vector() -> SearchVector:
+    """The title's words alone, unweighted: what ``ti:`` looks up (the index is on this
+    expression, so a filter must spell it the same way)."""
+    return SearchVector(SearchText(F("title_html")), config=CONFIG)

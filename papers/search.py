@@ -3,16 +3,21 @@
 The words go to PostgreSQL's ``websearch_to_tsquery`` (phrases in quotes, ``-word``, ``or``),
 which accepts any text without a syntax error, against the stored search vector (title A,
 authors B, abstract C; see papers.fulltext). ``au:``, ``ti:`` and ``abs:`` restrict words to one
-part; ``cat:`` and the form's filters restrict the papers. When nothing matches, a trigram
-search over the accent-folded names and titles catches misspellings ("Lamprt").
+part; ``cat:`` and the form's filters restrict the papers. When nothing matches, the words of
+names and titles most like the typed ones, by trigrams, catch misspellings ("Lamprt").
 """
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import datetime as dt
 import difflib
+import functools
 import html
+import operator
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,9 +26,10 @@ from types import SimpleNamespace
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.core.exceptions import ValidationError
 from django.core.paginator import Page, Paginator
-from django.db import OperationalError, connection, transaction
+from django.db import connection
 from django.db.models import (
     BooleanField,
+    Case,
     Exists,
     ExpressionWrapper,
     F,
@@ -33,15 +39,20 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
+    TextField,
     Value,
+    When,
 )
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Cast
 from django.utils.functional import cached_property
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from Stemmer import Stemmer
 
 from . import fulltext
 from .identifiers import ARXIV_ID, validate_category_code
-from .models import Category, Listing, Paper
+from .models import Category, Listing, NameWord, Paper
 
 MAX_QUERY_LENGTH = 300
 RESULTS_PER_PAGE = 25
@@ -51,8 +62,14 @@ MAX_COUNTED = 1000
 # Past MAX_COUNTED matches, ranking looks at the matches among this many newest papers.
 RECENT_PAPERS = 5_000
 MAX_PREFIXES = 10
-SIMILARITY_THRESHOLD = 0.5
-SIMILARITY_TIMEOUT_MS = 300
+# Columns a page of results never shows: the search vector alone is a few kilobytes a paper.
+UNSHOWN = ("search_vector",)
+# Trigram similarity: "lamprt" and "lamport" 0.5, "ranal" and "raynal" 0.44, "lnch" and
+# "lynch" 0.38.
+SIMILARITY_THRESHOLD = 0.35
+SIMILARITY_TIE = 0.05
+# The fallback looks for papers with any of this many words like each typed word.
+SIMILAR_WORDS = 5
 # Words shorter than this have too few trigrams to tell names apart.
 MIN_SIMILAR_WORD = 4
 
@@ -228,9 +245,32 @@ def _combined(query: Query):
 
 
 def match_condition(query: Query) -> Q | None:
-    """The text condition of a query on papers: one ``@@`` the GIN index answers."""
-    combined = _combined(query)
-    return None if combined is None else Q(_Matches(F("search_vector"), combined))
+    """The text condition of a query on papers, answered by the GIN indexes: one ``@@`` on
+    the search vector for the words, names and abstract words, and one on the title index
+    for each ``ti:`` part (the search vector's index cannot tell a title word from the same
+    word in an abstract, and would recheck every paper that has it anywhere)."""
+    condition = None
+    rest = None
+    for text, weight in query.text_parts():
+        if weight == "a":
+            part = Q(_Matches(fulltext.title_vector(), tsquery(text)))
+            condition = part if condition is None else condition & part
+        else:
+            part = tsquery(text)
+            if weight:
+                part = fulltext.WeightedQuery(part, weight=weight.upper())
+            rest = part if rest is None else rest & part
+    if rest is not None and condition is not None:
+        # With ti: parts, the title index narrows the candidates and the other words are
+        # checked on each of them: a title has some ten words against an abstract's two
+        # hundred, so a title word is far rarer than the same word anywhere, and intersecting
+        # the title index with a common word's 100,000 entries cost more than all the rest.
+        # (COALESCE hides the column from the planner: an index on it no longer applies.)
+        vector = Func(F("search_vector"), Value(""), function="COALESCE")
+        condition &= Q(_Matches(vector, rest))
+    elif rest is not None:
+        condition = Q(_Matches(F("search_vector"), rest))
+    return condition
 
 
 def _in_categories(query: Query) -> Q:
@@ -271,33 +311,71 @@ def matching(query: Query, papers: QuerySet[Paper] | None = None) -> QuerySet[Pa
     return papers.filter(condition) if condition is not None else papers
 
 
-def ranked(query: Query, *, recent: bool = False) -> QuerySet[Paper]:
-    """Matching papers, best first, each with its marked title, authors and abstract snippet
-    (computed by PostgreSQL only for the rows of the page that is read).
+def ranked(
+    query: Query, *, recent: bool = False, among: Sequence[int] | None = None
+) -> QuerySet[Paper]:
+    """Matching papers, best first, each with the query as PostgreSQL parsed it (for
+    mark_matches()).
 
-    ``recent``: rank only the matches among the newest RECENT_PAPERS papers. A common word
-    matches a third of all papers, and ranking reads the vector of every paper it ranks; the
-    newest papers are a range of the arXiv id index, which PostgreSQL intersects with the text
-    index, so the work stays bounded however large the table grows.
+    ``recent``: rank only the matches among the newest RECENT_PAPERS papers (_recent). A
+    common word matches a third of all papers, and ranking reads the vector of every paper it
+    ranks; the newest papers are a range of the arXiv id index, which PostgreSQL intersects
+    with the text index, so the work stays bounded however large the table grows.
+
+    ``among``: the ids of all the matches, already found: the page is then read by primary
+    key, without checking every candidate of the text index again (a phrase of two common
+    words has thousands of candidates for a few matches).
     """
-    papers = matching(query)
     combined = _combined(query)
-    if combined is None:  # filters only: newest first
-        return papers.order_by("-arxiv_id")
-    if recent:
-        # Read first, as a value: the planner then knows how narrow the range is.
-        oldest = list(
-            Paper.objects.order_by("-arxiv_id").values_list("arxiv_id", flat=True)[
+    if among is not None:
+        papers = Paper.objects.filter(
+            RawSQL(f'"{Paper._meta.db_table}"."id" = ANY(%s)', (list(among),), BooleanField())
+        )
+        if combined is None:
+            return papers.order_by("-arxiv_id").defer(*UNSHOWN)
+    elif combined is None:  # filters only: newest first
+        return matching(query).order_by("-arxiv_id").defer(*UNSHOWN)
+    else:
+        oldest = None
+        if recent:
+            query, oldest = _recent(query)
+        papers = matching(query)
+        if oldest:
+            papers = papers.filter(arxiv_id__gte=oldest)
+    return (
+        papers.defer(*UNSHOWN)
+        .annotate(
+            rank=SearchRank(F("search_vector"), combined),
+            # The query as PostgreSQL parsed it (stems, negations), for mark_matches().
+            search_query=Cast(combined, TextField()),
+        )
+        .order_by(F("rank").desc(), F("arxiv_id").desc())
+    )
+
+
+def _recent(query: Query) -> tuple[Query, str | None]:
+    """The query narrowed to the newest RECENT_PAPERS papers: with dates, to the range's last
+    RECENT_PAPERS announcements (the query with a later ``date_from``; the newest papers of
+    all may all lie after the range), else to the newest papers of all (the oldest arXiv id
+    of them, to filter on). Read first, as a value: the planner then knows how narrow it is."""
+    if query.date_from or query.date_to:
+        announced = Listing.objects.filter(announce_type__in=Listing.STREAM_TYPES)
+        if query.date_from:
+            announced = announced.filter(date__gte=query.date_from)
+        if query.date_to:
+            announced = announced.filter(date__lte=query.date_to)
+        since = list(
+            announced.order_by("-date").values_list("date", flat=True)[
                 RECENT_PAPERS - 1 : RECENT_PAPERS
             ]
         )
-        if oldest:
-            papers = papers.filter(arxiv_id__gte=oldest[0])
-    return (
-        annotate_headlines(papers, combined)
-        .annotate(rank=SearchRank(F("search_vector"), combined))
-        .order_by(F("rank").desc(), F("arxiv_id").desc())
+        return (dataclasses.replace(query, date_from=since[0]) if since else query), None
+    oldest = list(
+        Paper.objects.order_by("-arxiv_id").values_list("arxiv_id", flat=True)[
+            RECENT_PAPERS - 1 : RECENT_PAPERS
+        ]
     )
+    return query, (oldest[0] if oldest else None)
 
 
 def annotate_headlines(papers: QuerySet[Paper], combined: SearchQuery) -> QuerySet[Paper]:
@@ -319,19 +397,64 @@ def annotate_headlines(papers: QuerySet[Paper], combined: SearchQuery) -> QueryS
     )
 
 
-def similar_papers(query: Query) -> QuerySet[Paper]:
-    """The fallback: papers whose accent-folded names or title contain something
-    trigram-similar to the query's words ("lamprt" finds Lamport, "Dagli" Dağlı)."""
-    text = query.fallback_text()
-    if not text:
+def similar_words(text: str) -> dict[str, list[str]]:
+    """For each word of the text (accent-folded, lowercase), the words of names and titles
+    most like it ("lamprt": ["lamport"]); a word with none is left out.
+
+    One query on the table of distinct words (papers.models.NameWord), whose trigram index
+    finds the candidates (``%``: trigram similarity at least pg_trgm's default, 0.3). The
+    closest one counts if it reaches SIMILARITY_THRESHOLD, and so do those as close as it
+    (within SIMILARITY_TIE), at most SIMILAR_WORDS: a typo is usually nearest to the word
+    meant, and a word of many papers' names would bring in papers of no interest."""
+    needles = list(dict.fromkeys(_fold(word) for word in text.split()))
+    if not needles:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT n.needle, c.word
+            FROM unnest(%s::text[]) AS n(needle)
+            CROSS JOIN LATERAL (
+                SELECT word, s, max(s) OVER () AS best
+                FROM (
+                    SELECT word, similarity(word, n.needle) AS s
+                    FROM {NameWord._meta.db_table}
+                    WHERE word %% n.needle
+                    ORDER BY s DESC, word
+                    LIMIT %s
+                ) AS candidates
+            ) AS c
+            WHERE c.s >= %s AND c.s >= c.best - %s
+            ORDER BY n.needle, c.s DESC, c.word
+            """,
+            [needles, SIMILAR_WORDS, SIMILARITY_THRESHOLD, SIMILARITY_TIE],
+        )
+        found: dict[str, list[str]] = {}
+        for needle, word in cursor.fetchall():
+            found.setdefault(needle, []).append(word)
+    return found
+
+
+def similar_papers(query: Query, words: dict[str, list[str]]) -> QuerySet[Paper]:
+    """The fallback: papers whose names or title have, for each typed word, one of the words
+    like it (``words``, from similar_words()), those with the closest words first. The
+    GIN index answers it: the words are looked up as title and author words of the vector."""
+    if not words:
         return Paper.objects.none()
-    needle = fulltext.Unaccent(Value(text.lower()))
-    names = F("search_names")
+    condition = Q()
+    closeness = []
+    for similar in words.values():
+        parts = [fulltext.WeightedQuery(tsquery(word), weight="AB") for word in similar]
+        condition &= Q(_Matches(F("search_vector"), functools.reduce(operator.or_, parts)))
+        closeness += [
+            When(_Matches(F("search_vector"), part), then=Value(-i)) for i, part in enumerate(parts)
+        ]
     return (
         _filtered(Paper.objects.all(), query)
-        .filter(fulltext.WordSimilar(needle, names))
-        .annotate(similarity=fulltext.WordSimilarity(needle, names))
-        .order_by(F("similarity").desc(), F("arxiv_id").desc())
+        .filter(condition)
+        .defer(*UNSHOWN)
+        .annotate(closeness=Case(*closeness, default=Value(-len(closeness))))
+        .order_by(F("closeness").desc(), F("arxiv_id").desc())
     )
 
 
@@ -454,7 +577,10 @@ _OPAQUE = {"math", "code"}
 
 def mark_html(markup: str, words: Iterable[str]) -> SafeString:
     """Stored, sanitised HTML with each of the words in <mark>, outside formulas and links."""
-    pattern = _words_pattern(words)
+    return _marked_html(markup, _words_pattern(words))
+
+
+def _marked_html(markup: str, pattern: re.Pattern[str] | None) -> SafeString:
     if pattern is None or not markup:
         return mark_safe(markup)  # noqa: S308 - the input is the stored, sanitised HTML
     out: list[str] = []
@@ -497,6 +623,174 @@ def marks_for(paper: Paper) -> Marks:
     )
 
 
+# Marks without ts_headline: PostgreSQL gives the query's lexemes (its own parse of what was
+# typed: stems, negations, stop words dropped), and the page's few texts are matched here with
+# the same Snowball stemmer. ts_headline parsed and stemmed each result's whole abstract again
+# on the server, a large share of a page's time.
+
+_WORD = re.compile(r"\w+")
+# A lexeme of the text form of a tsquery ('...', a quote inside doubled, weights after a colon),
+# a negation, a parenthesis.
+_TSQUERY_PART = re.compile(r"'((?:[^']|'')*)'(?::[*A-D]+)?|!|\(|\)")
+_ANNOTATION = re.compile(r"<annotation[^>]*>[^<]*</annotation>", re.IGNORECASE)
+_INLINE_TAG = re.compile(r"</?(?:a|abbr|b|em|i|s|small|span|strong|sub|sup|u)(?:\s[^>]*)?>", re.I)
+_ANY_TAG = re.compile(r"<[^>]*>")
+_stemmers = threading.local()
+SNIPPET_WORDS = 30
+SNIPPET_FRAGMENTS = 2
+
+
+@functools.lru_cache(maxsize=100_000)
+def lexeme(word: str) -> str:
+    """The lexeme the search configuration makes of one word: accents folded, then the
+    English Snowball stem ("Federated" and "federation" give "feder")."""
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:  # a Stemmer is not safe to share between threads
+        stemmer = _stemmers.english = Stemmer("english")
+    return stemmer.stemWord(_fold(word))
+
+
+def query_lexemes(text: str | None) -> frozenset[str]:
+    """The lexemes of a tsquery's text form that a match contains: all but the negated ones
+    (``'gossip' & !( 'block' <-> 'chain' )`` gives {"gossip"})."""
+    found: set[str] = set()
+    negated, pending = [False], False
+    for part in _TSQUERY_PART.finditer(text or ""):
+        token = part.group(0)
+        if token == "!":
+            pending = True
+        elif token == "(":
+            negated.append(negated[-1] or pending)
+            pending = False
+        elif token == ")":
+            if len(negated) > 1:
+                negated.pop()
+        else:
+            if not (negated[-1] or pending):
+                found.add(part.group(1).replace("''", "'"))
+            pending = False
+    return frozenset(found)
+
+
+def html_text(markup: str) -> str:
+    """Readable words of stored HTML, as ``paper_search_text`` reads them for the index."""
+    text = _ANY_TAG.sub(" ", _INLINE_TAG.sub("", _ANNOTATION.sub(" ", markup or "")))
+    return " ".join(html.unescape(text).split())
+
+
+def _candidates(lexemes: frozenset[str]) -> re.Pattern[str]:
+    """The words that may stem to one of the lexemes, for a first cut before stemming: a
+    Snowball stem is the word's beginning, bar its last letter ("studi" from "study").
+    Lowercase, for a lowercased text: a case-blind pattern scans several times slower."""
+    beginnings = sorted({lex[:-1] if len(lex) > 2 else lex for lex in lexemes}, key=len)
+    alternatives = "|".join(re.escape(beginning) for beginning in reversed(beginnings))
+    return re.compile(rf"\b(?:{alternatives})\w*")
+
+
+def _found(
+    text: str, lexemes: frozenset[str], candidates: re.Pattern[str] | None
+) -> tuple[set[str], list[int]]:
+    """The words of the text, as written, that the query's lexemes match, and the offsets
+    where they occur. ``candidates`` (from _candidates) spares stemming most words of an
+    unaccented text (whose lowercase keeps every offset)."""
+    words: set[str] = set()
+    offsets: list[int] = []
+    if not lexemes or not text:
+        return words, offsets
+    if candidates is not None and text.isascii():
+        matches = candidates.finditer(text.lower())
+    else:  # an accented word may fold to a candidate ("Schrödinger")
+        matches = _WORD.finditer(text)
+    for match in matches:
+        word = text[match.start() : match.end()]
+        if lexeme(word) in lexemes:
+            words.add(word)
+            offsets.append(match.start())
+    return words, offsets
+
+
+def matching_words(
+    text: str, lexemes: frozenset[str], candidates: re.Pattern[str] | None = None
+) -> set[str]:
+    """The words of the text, as written, that the query's lexemes match."""
+    return _found(text, lexemes, candidates)[0]
+
+
+def snippet(text: str, words: set[str]) -> SafeString | None:
+    """Up to SNIPPET_FRAGMENTS passages of SNIPPET_WORDS words of the text, those with the
+    most matched words, in text order, joined by " … ", the words in <mark>; None without
+    any match (as ts_headline's fragments)."""
+    text = " ".join(text.split())
+    pattern = _words_pattern(words)
+    offsets = [match.start() for match in pattern.finditer(text)] if pattern else []
+    return _snippet(text, pattern, offsets)
+
+
+def _snippet(text: str, pattern: re.Pattern[str] | None, offsets: list[int]) -> SafeString | None:
+    """snippet() of a text whose words are one space apart, from the offsets of its matches
+    and the pattern that marks them."""
+    if pattern is None or not offsets:
+        return None
+    # The index of the word each match is in.
+    hits = sorted({text.count(" ", 0, offset) for offset in offsets})
+    tokens = text.split(" ")
+    count = len(tokens)
+    chosen: list[tuple[int, int]] = []
+    for _ in range(SNIPPET_FRAGMENTS):
+        best = None
+        for hit in hits:
+            # A few words of context before the first match.
+            start = max(0, min(hit - SNIPPET_WORDS // 6, count - SNIPPET_WORDS))
+            end = min(count, start + SNIPPET_WORDS)
+            if any(start < other_end and other_start < end for other_start, other_end in chosen):
+                continue
+            score = bisect.bisect_left(hits, end) - bisect.bisect_left(hits, start)
+            if best is None or score > best[0]:
+                best = (score, start, end)
+        if best is None:
+            break
+        chosen.append(best[1:])
+    return mark_safe(  # noqa: S308 - _marked escapes every piece of text
+        " … ".join(_marked(" ".join(tokens[start:end]), pattern) for start, end in sorted(chosen))
+    )
+
+
+def matches_for(
+    paper: Paper, lexemes: frozenset[str], candidates: re.Pattern[str] | None = None
+) -> Marks:
+    """Marks of a result from the query's lexemes (see query_lexemes)."""
+    title = html_text(paper.title_html) if paper.title_html else paper.title
+    # One space apart, as _snippet reads it.
+    abstract = html_text(paper.abstract_html) if paper.abstract_html else paper.abstract
+    abstract = " ".join(abstract.split())
+    in_abstract, offsets = _found(abstract, lexemes, candidates)
+    words = matching_words(title, lexemes, candidates)
+    words |= matching_words(paper.authors_text, lexemes, candidates) | in_abstract
+    pattern = _words_pattern(words)  # one pattern for the paper's three texts
+    return Marks(
+        title=_marked_html(paper.title_html or escape(paper.title), pattern),
+        authors=_marked(paper.short_authors, pattern) if pattern else escape(paper.short_authors),
+        snippet=_snippet(abstract, pattern, offsets),
+        words=words,
+    )
+
+
+def mark_matches(papers: Iterable[Paper]) -> None:
+    """As mark(), for papers from ranked(): marks from the query PostgreSQL parsed
+    (``search_query``), computed here for the page's papers only."""
+    parsed: dict[str | None, tuple[frozenset[str], re.Pattern[str] | None]] = {}
+    for paper in papers:
+        text = getattr(paper, "search_query", None)
+        if text not in parsed:  # the same query on every paper of a page
+            lexemes = query_lexemes(text)
+            parsed[text] = (lexemes, _candidates(lexemes) if lexemes else None)
+        marks = matches_for(paper, *parsed[text])
+        paper.search_title = marks.title
+        paper.search_authors = marks.authors
+        paper.search_snippet = marks.snippet
+        paper.search_words = sorted(marks.words)
+
+
 def label_categories(papers: Iterable[Paper]) -> None:
     """Set ``search_category`` on each paper, its label in a list of results as in the
     listings: the primary category's code and name (one query)."""
@@ -508,8 +802,15 @@ def label_categories(papers: Iterable[Paper]) -> None:
         paper.search_category = SimpleNamespace(code=code, name=names.get(code, code))
 
 
+# Letters Unicode does not decompose into a base letter and an accent, folded as PostgreSQL's
+# unaccent folds them.
+_UNDECOMPOSED = str.maketrans(
+    {"ı": "i", "ø": "o", "ł": "l", "đ": "d", "ħ": "h", "ß": "ss", "æ": "ae", "œ": "oe", "þ": "th"}
+)
+
+
 def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.lower().replace("ı", "i"))
+    decomposed = unicodedata.normalize("NFKD", word.lower().translate(_UNDECOMPOSED))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
@@ -578,14 +879,16 @@ class Results:
 
 
 def results(query: Query, *, page: str | int | None = 1) -> Results:
-    """One page of results, with a constant number of queries: the count, at most one more
-    count and a check of the words when nothing matched, then the page itself."""
-    found = count_capped(matching(query))
+    """One page of results, with a constant number of queries: the matches' ids (at most
+    MAX_COUNTED + 1 of them, which is the count), at most one more count and a check of the
+    words when nothing matched, then the page itself."""
+    ids = list(matching(query).order_by().values_list("pk", flat=True)[: MAX_COUNTED + 1])
+    found = len(ids)
     if found or not query.has_text:
-        papers = ranked(query, recent=found > MAX_COUNTED)
+        papers = ranked(query, recent=True) if found > MAX_COUNTED else ranked(query, among=ids)
         current = _CappedPaginator(papers, RESULTS_PER_PAGE, found=found).get_page(page)
         current.object_list = list(current.object_list)
-        mark(current.object_list)
+        mark_matches(current.object_list)
         return Results(page=current, found=found)
     similar = _similar_results(query, page=page) if query.fallback_text() else None
     if similar is not None:
@@ -596,38 +899,22 @@ def results(query: Query, *, page: str | int | None = 1) -> Results:
 
 
 def _similar_results(query: Query, *, page: str | int | None) -> Results | None:
-    """The trigram fallback's page, or None when nothing is similar (or too vague to tell)."""
-    try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            # pg_trgm's default threshold (0.6) misses one wrong letter in a surname ("Lamprt").
-            # A vague needle can make most rows candidates: the timeout bounds the worst case,
-            # and then the page says nothing matched. Local settings last until the end of the
-            # transaction, which may be a caller's: they are put back before leaving (a
-            # timeout rolls the savepoint back, and them with it).
-            cursor.execute(
-                # (The threshold exists once pg_trgm is loaded in the session: 0.6 until then.)
-                "SELECT coalesce(current_setting('pg_trgm.word_similarity_threshold', true), "
-                "'0.6'), current_setting('statement_timeout'), "
-                "set_config('pg_trgm.word_similarity_threshold', %s, true), "
-                "set_config('statement_timeout', %s, true)",
-                [str(SIMILARITY_THRESHOLD), str(SIMILARITY_TIMEOUT_MS)],
-            )
-            threshold, timeout = cursor.fetchone()[:2]
-            papers = similar_papers(query)
-            found = count_capped(papers)
-            current = None
-            if found:
-                paginator = _CappedPaginator(papers, RESULTS_PER_PAGE, found=found)
-                current = paginator.get_page(page)
-                current.object_list = list(current.object_list)
-            cursor.execute(
-                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true), "
-                "set_config('statement_timeout', %s, true)",
-                [threshold, timeout],
-            )
-    except OperationalError:  # the timeout
+    """The trigram fallback's page, or None when nothing is similar."""
+    words = similar_words(query.fallback_text())
+    if all(similar[0] == typed for typed, similar in words.items()):
+        # Every word is spelled as in some name or title: nothing to correct (the words were
+        # there but not together, or the query excluded them).
         return None
-    if current is None:
+    papers = similar_papers(query, words)
+    found = count_capped(papers)
+    if not found:
         return None
+    if found > MAX_COUNTED:  # as ranked(): order only the newest
+        narrowed, oldest = _recent(query)
+        papers = similar_papers(narrowed, words)
+        if oldest:
+            papers = papers.filter(arxiv_id__gte=oldest)
+    current = _CappedPaginator(papers, RESULTS_PER_PAGE, found=found).get_page(page)
+    current.object_list = list(current.object_list)
     mark_similar(current.object_list, query.fallback_text())
     return Results(page=current, found=found, similar=True)
