@@ -38,6 +38,7 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    call_command("createcachetable", verbosity=0)  # without Redis the cache is a table
     cache.clear()
 
     import feedparser

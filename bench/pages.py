@@ -8,7 +8,7 @@ bytes under the same gunicorn settings, alternating the two for a few rounds and
 medians. Then renders the page 1,000 times in this process with the page cache off and prints
 the p50 and p99 of one render.
 
-    --signed-in   requests carry a real session cookie of a trader with holdings and watches
+    --signed-in   requests carry a trader's real session and CSRF cookies (holdings, watches)
                   (signed-in pages are never served from the page cache)
     --cold        the page cache is off (PAGE_CACHE_SECONDS=0) in the served site
     --page        list (/list/cs.DC/<date>/, 30 papers), market (/market/) or term (/market/<slug>/)
@@ -187,8 +187,11 @@ def main() -> None:
     client = signed_in_client(trader) if args.signed_in else None
     cookie = None
     if client is not None:
-        session = client.cookies[settings.SESSION_COOKIE_NAME].value
-        cookie = f"{settings.SESSION_COOKIE_NAME}={session}"
+        # What a signed-in browser sends after its first page: the session and the CSRF
+        # cookie (without the latter every response would set a new one).
+        assert client.get(path).status_code == 200
+        assert settings.CSRF_COOKIE_NAME in client.cookies
+        cookie = "; ".join(f"{name}={morsel.value}" for name, morsel in client.cookies.items())
 
     site_port = args.port or free_port()
     site = start_gunicorn("peerrevenue.wsgi", port=site_port, env=env)

@@ -52,17 +52,14 @@ def server_of(database_url: str) -> str:
 
 
 def setup_django(database_url: str) -> None:
-    # Production settings (with DEBUG on, Django would also record every query it runs); no
-    # Redis: nothing on the trade path uses the broker or the cache.
-    _harness.setup_django(
-        _harness.production_environment(database_url, redis_db=0) | {"REDIS_URL": ""}
-    )
+    # Production settings (with DEBUG on, Django would also record every query it runs),
+    # Redis included: each trade replaces the market's prices version in the cache.
+    _harness.setup_django(_harness.production_environment(database_url, redis_db=11))
+    from django.core.cache import cache
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    # Without Redis the cache is Django's database cache (saving a term bumps the matcher's
-    # version in it), whose table migrate does not make.
-    call_command("createcachetable", verbosity=0)
+    cache.clear()
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:

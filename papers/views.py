@@ -8,7 +8,9 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
@@ -73,22 +75,26 @@ def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
     return render(request, "papers/home.html", context)
 
 
+# Where the reader's own part (the watch form) goes in the kept category page; no text can
+# make it, since names are escaped and abstracts are sanitised without comments.
+WATCH_FORM_SLOT = "<!--the reader's watch form-->"
+
+
 @cache_page_for_anonymous
 def category_listing(request: HttpRequest, code: str, date: str | None = None) -> HttpResponse:
     until = parse_listing_date(date) if date else None
-    # The days are the same for every reader: rendered once per pages generation. The date
-    # is in the key because "yet" and the headings' years depend on today.
+    # All but the watch form is the same for every reader: rendered once per pages generation.
+    # The date is in the key because "yet" and the headings' years depend on today.
     days_html, shown = fragments.shared_piece(
-        "category-days",
+        "category-page",
         [request.get_full_path(), timezone.localdate()],
-        lambda: _category_days(request, code=code, until=until),
+        lambda: _category_page(request, code=code, until=until),
     )
     category = shown["category"]
     context = {
-        "category": category,
+        **shown,
         "until": until,
         "days_html": days_html,
-        "watcher_count": shown["watcher_count"],
         "is_watching": (
             request.user.is_authenticated
             and Watch.exists_for(user_id=request.user.pk, category_id=category.pk)
@@ -97,7 +103,7 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
     return fragments.render_page(request, "papers/category.html", context)
 
 
-def _category_days(request: HttpRequest, *, code: str, until: dt.date | None) -> fragments.Piece:
+def _category_page(request: HttpRequest, *, code: str, until: dt.date | None) -> fragments.Piece:
     category = get_object_or_404(Category, code=code)
     page = paginate(request, Listing.objects.stream(category=category, until=until))
     page_days = days.days_on_page(category=category, page=page, until=until)
@@ -111,8 +117,16 @@ def _category_days(request: HttpRequest, *, code: str, until: dt.date | None) ->
         "day_nav": days.navigation(category=category, until=opens_on),
         "today": timezone.localdate(),
     }
-    days_html = render_to_string("papers/_category_days.html", context, request=request)
-    return days_html, {"category": category, "watcher_count": category.watchers.count()}
+    page_html = render_to_string("papers/_category_page.html", context, request=request)
+    head_html, _, days_html = page_html.partition(WATCH_FORM_SLOT)
+    watchers = category.watchers.count()
+    return days_html, {
+        "category": category,
+        "head_html": head_html,
+        "watchers": f"{watchers} watcher{pluralize(watchers)}",
+        "watch_url": reverse("papers:watch", args=[category.code]),
+        "feed_url": reverse("papers:feed", args=[category.code]),
+    }
 
 
 @cache_page_for_anonymous
