@@ -153,6 +153,13 @@ def cache_page_for_anonymous(view: Callable[..., HttpResponse]) -> Callable[...,
     return wrapper
 
 
+# Set on the response to a request that changed what pages show (a watch, an edit in the
+# admin): the reader's next requests re-read the generation at once, whichever worker serves
+# them, so that one's own change never shows late, even by the recheck delay.
+CHANGED_COOKIE = "pages-changed"
+CHANGED_COOKIE_SECONDS = 5
+
+
 class PageCacheMiddleware:
     """Answer anonymous requests for pages this process rendered or fetched recently.
 
@@ -164,8 +171,21 @@ class PageCacheMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if CHANGED_COOKIE in request.COOKIES:
+            forget_generation()
         if is_cacheable_request(request) and local_pages.pages:
             page = local_pages.get(request.get_full_path(), pages_generation())
             if page is not None:
                 return _cached_response(*page)
-        return self.get_response(request)
+        seen = _generation_seen
+        response = self.get_response(request)
+        if request.method not in ("GET", "HEAD") and _generation_seen is not seen:
+            response.set_cookie(
+                CHANGED_COOKIE,
+                "1",
+                max_age=CHANGED_COOKIE_SECONDS,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response

@@ -100,3 +100,20 @@ def test_another_process_sees_an_invalidation_within_the_recheck_delay(client, c
         pagecache.time, "monotonic", lambda: now + pagecache.GENERATION_RECHECK_SECONDS + 0.1
     )
     assert pagecache.pages_generation() == "changed elsewhere"
+
+
+def test_ones_own_watch_shows_at_once_on_a_worker_that_read_the_generation_before_it(
+    client, cs_dc, reader
+):
+    from peerrevenue import pagecache
+
+    client.force_login(reader)
+    list_paper(make_paper(title="Watched gossip"), category=cs_dc, date=FRIDAY)
+    assert "0 watchers" in client.get("/list/cs.DC/").content.decode()
+    other_worker_saw = pagecache._generation_seen  # read moments before the watch
+    response = client.post("/list/cs.DC/watch/")
+    assert response.cookies[pagecache.CHANGED_COOKIE]["max-age"] == 5
+    # The redirect lands on another worker, which has not re-read the generation yet.
+    pagecache._generation_seen = other_worker_saw
+    page = client.get("/list/cs.DC/").content.decode()
+    assert "1 watcher" in page and "Unwatch" in page
