@@ -13,7 +13,7 @@ from market.proposals import take_notices
 class ProposalNoticeMiddleware:
     """A term a trader proposed was listed: say so once, in the page's messages.
 
-    Costs one cache read per signed-in page view and a query only when a proposal was listed;
+    Usually costs nothing (see ``take_notices``), and a query only when a proposal was listed;
     nothing for anonymous readers, whose pages come from the page cache.
     """
 

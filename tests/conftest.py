@@ -96,18 +96,20 @@ def isolated_cache():
     """Each test starts with an empty cache (rate limits, cached pages, the term matcher)."""
     from django.core.cache import cache
 
+    from market.proposals import forget_notices
     from peerrevenue.fragments import forget_local_pieces
     from peerrevenue.pagecache import forget_generation, local_pages
 
-    cache.clear()
-    local_pages.clear()
-    forget_local_pieces()
-    forget_generation()
+    def forget() -> None:
+        cache.clear()
+        local_pages.clear()
+        forget_local_pieces()
+        forget_generation()
+        forget_notices()
+
+    forget()
     yield
-    cache.clear()
-    local_pages.clear()
-    forget_local_pieces()
-    forget_generation()
+    forget()
 
 
 @pytest.fixture(autouse=True)

@@ -139,3 +139,21 @@ def test_proposals_are_rate_limited(trader_client, settings):
     assert response.status_code == 429
     assert "You have proposed 2 terms in the last day" in page_text(response)
     assert TermProposal.objects.count() == 2
+
+
+def test_a_notice_given_in_another_process_shows_within_the_recheck_delay(
+    trader_client, staff, django_capture_on_commit_callbacks
+):
+    import time
+
+    from market import proposals
+
+    propose(trader_client, phrase="speculative decoding")
+    trader_client.get("/market/")  # this process has looked: no notice for the trader yet
+    looked = proposals._notices_seen
+    with django_capture_on_commit_callbacks(execute=True):
+        staff.post("/admin/market/term/candidates/", {"phrase": ["speculative decoding"]})
+    proposals._notices_seen = looked  # as if the listing had happened in another process
+    notice = "Good call: “speculative decoding”, which you proposed, is now listed"
+    time.sleep(proposals.NOTICES_RECHECK_SECONDS)
+    assert notice in page_text(trader_client.get("/market/"))
