@@ -95,9 +95,10 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
         **shown,
         "until": until,
         "days_html": days_html,
-        "is_watching": (
-            request.user.is_authenticated
-            and Watch.exists_for(user_id=request.user.pk, category_id=category.pk)
+        "is_watching": request.user.is_authenticated
+        and fragments.kept_for_generation(
+            ("watching", request.user.pk, category.pk),
+            lambda: Watch.exists_for(user_id=request.user.pk, category_id=category.pk),
         ),
     }
     return fragments.render_page(request, "papers/category.html", context)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
@@ -35,6 +35,23 @@ LOCAL_CHARACTERS = 16_000_000  # per process: about a hundred category pages
 Piece = tuple[str, dict[str, Any]]
 
 _local: SizedLRU[Piece] = SizedLRU(LOCAL_CHARACTERS)
+
+T = TypeVar("T")
+# Small per-reader facts kept for a generation: (generation, *key) → (value,).
+_facts: SizedLRU[tuple[Any]] = SizedLRU(200_000)
+
+
+def kept_for_generation(key: tuple, compute: Callable[[], T]) -> T:
+    """A small fact that changes only with rows whose changes invalidate the pages (whether a
+    reader watches a category: a watch bumps the generation), worked out once per generation
+    in this process instead of on every request. ``key`` must name everything it depends on
+    besides those rows, e.g. ``("watching", user id, category id)``."""
+    full = (pages_generation(), *key)
+    found = _facts.get(full)
+    if found is None:
+        found = (compute(),)
+        _facts.put(full, found, 1)
+    return found[0]
 
 
 def shared_piece(
@@ -106,3 +123,4 @@ def slot_for(request: HttpRequest, encoded: bytes) -> str | None:
 def forget_local_pieces() -> None:
     """Drop this process's pieces (tests clear the shared cache between cases)."""
     _local.clear()
+    _facts.clear()
