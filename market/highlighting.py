@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import re
 import threading
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.core.cache import cache
 from django.db import transaction
 
 from peerrevenue.pagecache import invalidate_pages
+from peerrevenue.tokens import current_token, replace_token
 
 from .models import Term
 
@@ -213,12 +212,8 @@ def terms_version() -> str:
     """A token that changes whenever the set of listed terms (or any term) changes; whatever is
     derived from the terms (the matcher, highlighted abstracts, the price table) is keyed by it.
     One read of the shared cache: callers rendering a page read it once and pass it on."""
-    version = cache.get(CACHE_KEY)
-    if version is None:
-        # Evicted or never set: any fresh token forces every process to rebuild once.
-        cache.add(CACHE_KEY, uuid.uuid4().hex, None)
-        version = cache.get(CACHE_KEY) or "uncached"
-    return version
+    # Evicted or never set: a fresh token forces every process to rebuild once.
+    return current_token(CACHE_KEY)
 
 
 def terms_changed() -> None:
@@ -229,7 +224,7 @@ def terms_changed() -> None:
     """
 
     def bump() -> None:
-        cache.set(CACHE_KEY, uuid.uuid4().hex, None)
+        replace_token(CACHE_KEY)
 
     bump()
     transaction.on_commit(bump)

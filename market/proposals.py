@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,6 +23,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from peerrevenue.lru import SizedLRU
+from peerrevenue.tokens import current_token, replace_token
 
 from .highlighting import Matcher, TermRef
 from .models import Term, TermProposal
@@ -132,10 +132,7 @@ def _notices_token() -> str:
     seen, now = _notices_seen, time.monotonic()
     if seen is not None and now - seen[1] < NOTICES_RECHECK_SECONDS:
         return seen[0]
-    token = cache.get(NOTICES_KEY)
-    if token is None:  # evicted or never set: a fresh one makes every process check again
-        cache.add(NOTICES_KEY, uuid.uuid4().hex, None)
-        token = cache.get(NOTICES_KEY) or "unknown"
+    token = current_token(NOTICES_KEY)  # a lost token: every process checks again
     _notices_seen = (token, now)
     return token
 
@@ -146,9 +143,7 @@ def _tell_proposer(proposal: TermProposal) -> None:
     # token after the flag: a process that reads the new token then finds the flag.
     global _notices_seen
     cache.set(_notice_key(proposal.user_id), True, NOTICE_FLAG_SECONDS)
-    token = uuid.uuid4().hex
-    cache.set(NOTICES_KEY, token, None)
-    _notices_seen = (token, time.monotonic())
+    _notices_seen = (replace_token(NOTICES_KEY), time.monotonic())
     _mail_proposer(proposal)
 
 

@@ -34,7 +34,8 @@ from django.urls import reverse
 from peerrevenue.lru import SizedLRU
 
 from .highlighting import Matcher, current_matcher
-from .tickers import Ticker, current_price_table, market_versions
+from .tickers import Ticker, current_price_table
+from .versions import market_versions
 
 _TOKEN = re.compile(r"<[^>]*>|[^<]+")
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w:-]*)")

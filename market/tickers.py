@@ -23,17 +23,7 @@ from django.utils import timezone
 from .models import Term
 from .stats import day_changes
 from .units import format_credits
-from .versions import FIGURES_SECONDS, market_versions, prices_changed
-
-__all__ = [
-    "TICKER_CACHE_SECONDS",
-    "Ticker",
-    "current_price_table",
-    "current_tickers",
-    "load_tickers",
-    "market_versions",
-    "prices_changed",
-]
+from .versions import FIGURES_SECONDS, market_versions
 
 TICKER_CACHE_SECONDS = FIGURES_SECONDS
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import psycopg
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection
 
 from peerrevenue.db import atomic_with_retries, retry_count, violates
 
@@ -53,8 +53,8 @@ from .refusals import (
     TradeError,
     untradable,
 )
-from .tickers import prices_changed
 from .units import format_credits, format_shares
+from .versions import figures_changed
 
 # The public names: scripts and checks outside the project import them from here.
 __all__ = [
@@ -364,12 +364,8 @@ def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
     ) = term_row
     q, refusal = _decide(term=locked, side=side, shares=shares, limit=limit, cash=cash, held=held)
     if result == "traded" and refusal is None:
-        # Pages read prices by this token (market.tickers). Outside a transaction the trade
-        # has committed and this is the one bump; inside one, bump now for this transaction's
-        # own reads and again after the commit, so that no page keeps a table read before it.
-        prices_changed()
-        if connection.in_atomic_block:
-            transaction.on_commit(prices_changed)
+        # Pages read prices by this token (market.versions): now, and again after any commit.
+        figures_changed()
         return _traded(
             term=locked,
             account_id=account_id,

@@ -17,16 +17,15 @@ can bump the token without import cycles.
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Sequence
 
 from django.core.cache import cache
 from django.db import transaction
 
 from peerrevenue import fragments
+from peerrevenue.tokens import current_token, replace_token
 
 from .highlighting import CACHE_KEY as TERMS_KEY
-from .highlighting import terms_version
 
 PRICES_KEY = "market:prices:version"
 # How long clock-driven figures (a day's change, a sparkline ending now) may stand; also how
@@ -36,7 +35,7 @@ FIGURES_SECONDS = 30
 
 def prices_changed() -> None:
     """Prices, supplies, holdings, cash or mentions moved: every kept market figure is old."""
-    cache.set(PRICES_KEY, uuid.uuid4().hex, None)
+    replace_token(PRICES_KEY)
 
 
 def figures_changed() -> None:
@@ -53,12 +52,10 @@ def figures_changed() -> None:
 def market_versions() -> tuple[str, str]:
     """(terms version, prices version): one read of the shared cache for both."""
     found = cache.get_many([TERMS_KEY, PRICES_KEY])
-    prices = found.get(PRICES_KEY)
-    if prices is None:
-        # Evicted or never set: a fresh token makes every process load its figures once.
-        cache.add(PRICES_KEY, uuid.uuid4().hex, None)
-        prices = cache.get(PRICES_KEY) or "uncached"
-    return found.get(TERMS_KEY) or terms_version(), prices
+    return (
+        current_token(TERMS_KEY, found=found.get(TERMS_KEY)),
+        current_token(PRICES_KEY, found=found.get(PRICES_KEY)),
+    )
 
 
 def clock_bucket(now: float | None = None) -> int:

@@ -20,7 +20,6 @@ import functools
 import hashlib
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -28,6 +27,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
+
+from .tokens import current_token, replace_token
 
 GENERATION_KEY = "pages:generation"
 LOCAL_PAGES = 256  # per process; a category page is ~150 kB, so at most ~40 MB
@@ -81,11 +82,7 @@ def pages_generation() -> str:
     now = time.monotonic()
     if seen is not None and now - seen[1] < GENERATION_RECHECK_SECONDS:
         return seen[0]
-    generation = cache.get(GENERATION_KEY)
-    if generation is None:
-        # add() so that two workers starting at once agree on the first generation.
-        cache.add(GENERATION_KEY, uuid.uuid4().hex, timeout=None)
-        generation = cache.get(GENERATION_KEY, "unknown")
+    generation = current_token(GENERATION_KEY)
     _generation_seen = (generation, now)
     return generation
 
@@ -106,9 +103,7 @@ def invalidate_pages() -> None:
 
     def bump() -> None:
         global _generation_seen
-        generation = uuid.uuid4().hex
-        cache.set(GENERATION_KEY, generation, timeout=None)
-        _generation_seen = (generation, time.monotonic())
+        _generation_seen = (replace_token(GENERATION_KEY), time.monotonic())
 
     bump()
     if transaction.get_connection().in_atomic_block:
