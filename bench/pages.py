@@ -134,7 +134,6 @@ def renders(client, path: str, *, count: int, after_change: bool = False) -> lis
     ``after_change``: each render follows an invalidation (as after an ingest or a term listed),
     so the kept days are rendered again too."""
     from django.conf import settings
-
     from peerrevenue.pagecache import invalidate_pages
 
     settings.PAGE_CACHE_SECONDS = 0

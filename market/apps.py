@@ -6,4 +6,22 @@ class MarketConfig(AppConfig):
     verbose_name = "Market"
 
     def ready(self) -> None:
+        from peerrevenue import keep
+
         from . import signals  # noqa: F401  (connects the receivers)
+        from .tickers import price_titles
+
+        # Every page may highlight terms (the term set) and fill price holes (the prices: the
+        # sum of every term's stamp, which each trade moves): read with every page's facts.
+        keep.fact("terms", "SELECT value FROM kept_stamp WHERE name = 'terms'", every_page=True)
+        keep.fact("prices", "SELECT coalesce(sum(stamp), 0)::bigint FROM market_term", every_page=True)
+        keep.fact("mentions", "SELECT value FROM kept_stamp WHERE name = 'mentions'")
+        keep.fact("term", "SELECT stamp FROM market_term WHERE slug = %s", arguments=1)
+        keep.filler("price", price_titles)
+        keep.filler("you", own_row)
+
+
+def own_row(request):
+    """Fills ``you`` holes (a kept table's row of trader N) for the reader who is trader N."""
+    mine = str(request.user.pk) if request.user.is_authenticated else None
+    return lambda user_id: ' class="is-you"' if user_id == mine else ""

@@ -18,7 +18,6 @@ from peerrevenue.db import atomic_with_retries
 from .models import Account, Entry, Holding, LedgerTransaction, Term
 from .refusals import InsufficientCash, InvalidQuantity, InvalidRequest
 from .units import MICRO_PER_CREDIT, format_credits
-from .versions import figures_changed
 
 # Bounds that keep every balance far inside its 64-bit column (about 9.2 · 10¹⁸ µ¢), whatever
 # trades and dividends add to it: one adjustment moves at most a billion credits, and no
@@ -167,7 +166,4 @@ def adjust_balance(
             by=by,
         )
 
-    adjusted = atomic_with_retries(work)
-    # Cash moved: the trader's kept portfolio and everyone's leaderboard standing are old.
-    figures_changed()
-    return adjusted
+    return atomic_with_retries(work)

@@ -11,4 +11,4 @@ PAGE_TERMS = "market_page_terms"
 
 def page_terms(request: HttpRequest) -> dict[str, PageTerms]:
     # Reads nothing until a template highlights a text, so pages without abstracts pay nothing.
-    return {PAGE_TERMS: PageTerms()}
+    return {PAGE_TERMS: PageTerms(request=request)}

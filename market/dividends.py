@@ -29,7 +29,6 @@ from peerrevenue.db import atomic_with_retries, insert_unnest
 from . import highlighting
 from .models import Account, DividendEvent, Entry, LedgerTransaction, Mention, Term, Trade
 from .refusals import InvalidQuantity
-from .versions import figures_changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +98,6 @@ def pay_dividends_for_day(*, category: Category, date: dt.date) -> DividendSumma
     terms = Term.objects.listed().in_bulk(list(papers_by_term))
     pairs = [(term_id, paper_id) for term_id in terms for paper_id in papers_by_term[term_id]]
     _record_mentions(pairs, date=date)
-    if pairs:
-        # Mention counts are market figures too (the table, a term's page); the pages
-        # generation was bumped by the ingest before these rows existed.
-        figures_changed()
     summary.mentions = sum(len(papers_by_term[term_id]) for term_id in terms)
     summary.payouts = pay_dividends_for_terms(
         paper_ids_by_term={term_id: papers_by_term[term_id] for term_id in sorted(terms)},
@@ -226,12 +221,7 @@ def pay_dividend(
             term_id=locked.pk, papers=len(new_papers), shares=outstanding, amount=amount
         )
 
-    payout = atomic_with_retries(work)
-    if payout.papers:
-        # Cash, dividend lists and a term's dividend dots changed: no kept market piece or
-        # portfolio may outlive this (bumped again at the caller's commit, if there is one).
-        figures_changed()
-    return payout
+    return atomic_with_retries(work)
 
 
 def _pay_holders(
@@ -339,8 +329,6 @@ def pay_dividends_for_terms(
         return payouts, [term for term in listed if term.pk in held]
 
     payouts, held_terms = atomic_with_retries(work)
-    if any(payout.papers for payout in payouts.values()):
-        figures_changed()  # dividends recorded as paid to nobody still show on term pages
     for term in held_terms:
         payouts[term.pk] = pay_dividend(
             term=term,

@@ -10,9 +10,9 @@ The work is linear in the text (n log n with the sort of candidates): every word
 once in an index of the terms' first words, each candidate pattern is tried once where it may
 start, and the choice among overlapping candidates is a sweep (see ``choose_longest``).
 
-The compiled matcher is cached per process and rebuilt when the term set changes: saving or
-deleting a term, or changing its status, bumps a version kept in the shared cache (the
-receivers in ``market.signals`` call ``terms_changed``).
+The compiled matcher is cached per process and rebuilt when the term set changes: the
+database moves the term-set stamp (``kept_stamp('terms')``, migration 0008) whenever a term is
+added, removed, renamed, given aliases or re-statused, however it was written.
 """
 
 from __future__ import annotations
@@ -22,14 +22,9 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db import transaction
-
-from peerrevenue.pagecache import invalidate_pages
-from peerrevenue.tokens import current_token, replace_token
+from peerrevenue import keep
 
 from .models import Term
-
-CACHE_KEY = "market:terms:version"
 
 # Between two words of a phrase: a run of spaces (TeX's ~ is a space too), or one hyphen with
 # optional spaces after it (a line break after a hyphen in a wrapped abstract).
@@ -209,27 +204,10 @@ _compiled: tuple[str, Matcher] | None = None
 
 
 def terms_version() -> str:
-    """A token that changes whenever the set of listed terms (or any term) changes; whatever is
-    derived from the terms (the matcher, highlighted abstracts, the price table) is keyed by it.
-    One read of the shared cache: callers rendering a page read it once and pass it on."""
-    # Evicted or never set: a fresh token forces every process to rebuild once.
-    return current_token(CACHE_KEY)
-
-
-def terms_changed() -> None:
-    """Invalidate every process's matcher. Called when terms are saved, deleted or re-statused.
-
-    Bumped now (so this process and this transaction see the change) and again after commit (so
-    a process that rebuilt from the database before our commit does not keep the old terms).
-    """
-
-    def bump() -> None:
-        replace_token(CACHE_KEY)
-
-    bump()
-    transaction.on_commit(bump)
-    # Pages highlight terms, so cached pages change with them.
-    invalidate_pages()
+    """The term-set stamp: whatever is derived from the terms (the matcher, highlighted
+    abstracts, the price table) is keyed by it. Callers rendering a page read it with the
+    request's other facts (``keep.read``) and pass it on."""
+    return str(keep.read(None, "terms")["terms"])
 
 
 def current_matcher(version: str | None = None) -> Matcher:

@@ -13,7 +13,6 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F, Q
-from django.dispatch import Signal
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.text import slugify
@@ -22,10 +21,6 @@ from papers.calendar import NEW_YORK, announced_at
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
 from . import curve
-
-# Sent after terms changed without Term.save() or Term.delete() (a queryset update of their
-# status), which send no post_save/post_delete. market.signals refreshes the caches on all three.
-terms_updated = Signal()
 
 DEFAULT_P0 = 1_000_000  # the first share costs one credit
 DEFAULT_K = 10_000  # and each further share 0.01 credit more
@@ -56,10 +51,8 @@ class TermQuerySet(models.QuerySet):
         return self.filter(status=Term.Status.LISTED)
 
     def _set_status(self, status: str, reason: str) -> int:
-        # A queryset update skips Term.save() and its post_save, so announce it.
-        count = self.update(status=status, status_reason=reason)
-        terms_updated.send(sender=Term)
-        return count
+        # A plain update: the database moves the term-set stamp that kept pages key on.
+        return self.update(status=status, status_reason=reason)
 
     def halt(self, *, reason: str) -> int:
         return self.exclude(status=Term.Status.DELISTED)._set_status(Term.Status.HALTED, reason)
@@ -81,7 +74,7 @@ class Term(models.Model):
 
     # Changed by market.trading only, with relative updates under the row lock; Term.save()
     # never writes them back, so an admin form loaded before a trade cannot undo it.
-    MARKET_STATE_FIELDS = ("supply", "reserve", "version")
+    MARKET_STATE_FIELDS = ("supply", "reserve", "version", "stamp")
 
     phrase = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(max_length=200, unique=True, blank=True)
@@ -102,6 +95,9 @@ class Term(models.Model):
     version = models.BigIntegerField(
         default=0, editable=False, help_text="Number of trades so far; each trade bumps it."
     )
+    # Moved by the database on every change of the row, trades included (migration 0008):
+    # what the term's kept pieces are keyed by (peerrevenue.keep).
+    stamp = models.BigIntegerField(default=0, editable=False)
     listed_at = models.DateTimeField(
         default=timezone.now,
         editable=False,

@@ -20,7 +20,6 @@ from django.utils import timezone
 from . import curve
 from .models import Account, NetWorthSnapshot
 from .stats import leaderboard, scored_accounts, valued_accounts
-from .versions import figures_changed
 
 _big = curve.big
 _BIG = curve.BIG_INTEGER
@@ -48,10 +47,7 @@ def take_snapshots(*, date: dt.date) -> int:
     ]
     before = NetWorthSnapshot.objects.filter(date=date).count()
     NetWorthSnapshot.objects.bulk_create(snapshots, ignore_conflicts=True, batch_size=2_000)
-    added = NetWorthSnapshot.objects.filter(date=date).count() - before
-    if added:
-        figures_changed()  # kept portfolios chart the days they have: one more now
-    return added
+    return NetWorthSnapshot.objects.filter(date=date).count() - before
 
 
 # One account over time ------------------------------------------------------------------------

@@ -9,7 +9,6 @@ their next page view shows one notice.
 from __future__ import annotations
 
 import datetime as dt
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -21,9 +20,6 @@ from django.db.models import QuerySet
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.text import slugify
-
-from peerrevenue.lru import SizedLRU
-from peerrevenue.tokens import current_token, replace_token
 
 from .highlighting import Matcher, TermRef
 from .models import Term, TermProposal
@@ -118,40 +114,11 @@ def _notice_key(user_id: int) -> str:
     return f"market:proposal-notice:{user_id}"
 
 
-# Replaced whenever a proposer gets a notice. Each process re-reads it at most this often and
-# remembers, per reader, the token under which it last found no notice: until the token
-# changes, a signed-in page view asks the cache nothing at all.
-NOTICES_KEY = "market:proposal-notices:version"
-NOTICES_RECHECK_SECONDS = 0.25
-_notices_seen: tuple[str, float] | None = None
-_checked: SizedLRU[str] = SizedLRU(100_000)  # reader's id → token checked under
-
-
-def _notices_token() -> str:
-    global _notices_seen
-    seen, now = _notices_seen, time.monotonic()
-    if seen is not None and now - seen[1] < NOTICES_RECHECK_SECONDS:
-        return seen[0]
-    token = current_token(NOTICES_KEY)  # a lost token: every process checks again
-    _notices_seen = (token, now)
-    return token
-
-
 def _tell_proposer(proposal: TermProposal) -> None:
     # A flag in the shared cache, so that the check on a signed-in page view costs no
-    # database query; the proposal rows stay the record of what is still to be shown. The
-    # token after the flag: a process that reads the new token then finds the flag.
-    global _notices_seen
+    # database query; the proposal rows stay the record of what is still to be shown.
     cache.set(_notice_key(proposal.user_id), True, NOTICE_FLAG_SECONDS)
-    _notices_seen = (replace_token(NOTICES_KEY), time.monotonic())
     _mail_proposer(proposal)
-
-
-def forget_notices() -> None:
-    """Forget what this process knows of notices (tests clear the cache between cases)."""
-    global _notices_seen
-    _notices_seen = None
-    _checked.clear()
 
 
 def _mail_proposer(proposal: TermProposal) -> None:
@@ -170,17 +137,11 @@ def _mail_proposer(proposal: TermProposal) -> None:
 def take_notices(*, user) -> list[TermProposal]:
     """The user's listed proposals not yet shown as a notice, marked shown: each once.
 
-    Reads the database only when the cache flag says a proposal was listed, and the flag only
-    when a notice was given to anyone since this process last looked for this reader; if the
-    flag was evicted first, the proposer still had the e-mail.
+    Reads the database only when the cache flag says a proposal was listed; if the flag was
+    evicted first, the proposer still had the e-mail.
     """
-    token = _notices_token()
-    if _checked.get(user.pk) == token:
-        return []
     key = _notice_key(user.pk)
-    found = cache.get(key)
-    _checked.put(user.pk, token, 1)
-    if not found:
+    if not cache.get(key):
         return []
     cache.delete(key)
     waiting = list(

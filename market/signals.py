@@ -1,22 +1,21 @@
 """Thin receivers: they only hand over to domain functions.
 
-Term changes reach the caches here (the matcher, the tickers and the cached pages all key on
-the version that ``highlighting.terms_changed`` bumps), so models need not import the code that
-caches them.
+Term changes reach kept pages by themselves: the database moves the term-set stamp
+(``peerrevenue.keep``), so nothing here has to tell the caches.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from papers.signals import listings_announced
 
-from . import highlighting, proposals, trends
+from . import proposals, trends
 from .cash import open_account
 from .dividends import pay_dividends_for_day
-from .models import Term, terms_updated
+from .models import Term
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="market_open_account")
@@ -26,15 +25,6 @@ def open_account_for_new_user(sender, instance, created: bool, raw: bool = False
     # loaded raw carry their own rows.
     if created and not raw:
         open_account(user=instance)
-
-
-@receiver(post_save, sender=Term, dispatch_uid="market_term_saved")
-@receiver(post_delete, sender=Term, dispatch_uid="market_term_deleted")
-@receiver(terms_updated, dispatch_uid="market_terms_updated")
-def refresh_term_caches(**kwargs) -> None:
-    # Saving, deleting, halting, relisting or delisting a term changes what is highlighted,
-    # what the matcher pays for, and every cached page that shows either.
-    highlighting.terms_changed()
 
 
 @receiver(post_save, sender=Term, dispatch_uid="market_term_closes_proposals")

@@ -1,31 +1,29 @@
-"""Current price and day change of every listed term, for the hover titles on highlighted words.
+"""Current price and day change of every listed term: the hover titles on highlighted words,
+the popover's table and the digests.
 
-A price changes only when a trade moves its term's supply (dividends are paid in cash and move
-no supply), and the table's rows change only with the term set. So the table is kept under a key
-made of the term-set version and the prices version (``market.versions``), a token every trade
-replaces once it commits (dividends and adjustments replace it too, for the other market
-pieces, which costs this table one reload): one read of the shared cache per page (both tokens
-at once) tells whether the table is still current, and then it comes from this process's memory,
-not unpickled from the shared cache on every use. The day change also moves with the clock, so
-no table is used for longer than ``TICKER_CACHE_SECONDS``; that also bounds how long a trade
-whose process died between its commit and its token could go unseen.
+The table is kept (``peerrevenue.keep``) under the term-set stamp, the prices fact (the sum of
+every term's stamp, which any trade moves) and a clock bucket of ``TICKER_SECONDS``, since the
+day change also moves with time. A trade thus costs each process one reload of the table, and
+no other kept piece.
 """
 
 from __future__ import annotations
 
-import threading
+import html
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.core.cache import cache
+from django.http import HttpRequest
 from django.utils import timezone
+
+from peerrevenue import keep
 
 from .models import Term
 from .stats import day_changes
 from .units import format_credits
-from .versions import FIGURES_SECONDS, market_versions
 
-TICKER_CACHE_SECONDS = FIGURES_SECONDS
+TICKER_SECONDS = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,30 +50,37 @@ def load_tickers() -> dict[int, Ticker]:
     return {pk: Ticker(slug, phrase, price, change) for pk, slug, phrase, price, change in rows}
 
 
-# (key, wall-clock expiry, table): the last table this process used. Replaced whole, never
-# mutated, so readers on other threads need no lock; the lock only keeps two threads from
-# loading the same table at once.
-_recent: tuple[str, float, dict[int, Ticker]] | None = None
-_loading = threading.Lock()
+def clock_bucket(now: float | None = None) -> int:
+    """The current ``TICKER_SECONDS`` slice of time; every process agrees on it."""
+    return int((time.time() if now is None else now) // TICKER_SECONDS)
 
 
-def current_tickers() -> dict[int, Ticker]:
-    """Every listed term's ticker by id; see ``current_price_table``."""
-    return current_price_table(*market_versions())[1]
+def tickers_for(facts: keep.Facts) -> dict[int, Ticker]:
+    """Every listed term's ticker by id, as of the facts a request read."""
+    return keep.get_or_make(
+        keep.key("tickers", facts["terms"], facts["prices"], clock_bucket()),
+        load_tickers,
+        seconds=2 * TICKER_SECONDS,
+    )
 
 
-def current_price_table(terms: str, prices: str) -> tuple[str, dict[int, Ticker]]:
-    """(name, tickers by term id) for the ``market_versions()`` a page has read: the name
-    changes whenever a price, the term set or (every ``TICKER_CACHE_SECONDS``) the day does."""
-    global _recent
-    key = f"market:ticker-table:{terms}:{prices}"
-    recent = _recent
-    if recent is not None and recent[0] == key and recent[1] > time.time():
-        return f"{key}@{recent[1]}", recent[2]
-    with _loading:
-        entry = cache.get(key)
-        if entry is None or entry[0] <= time.time():
-            entry = (time.time() + TICKER_CACHE_SECONDS, load_tickers())
-            cache.set(key, entry, TICKER_CACHE_SECONDS)
-        _recent = (key, *entry)
-    return f"{key}@{entry[0]}", entry[1]
+def current_tickers(request: HttpRequest | None = None) -> dict[int, Ticker]:
+    return tickers_for(keep.facts_of(request) if request is not None else keep.read(None))
+
+
+def price_titles(request: HttpRequest) -> Callable[[str], str]:
+    """Fills the ``price`` holes of highlighted links: the term's hover text."""
+    titles: dict[str, str] = {}
+    table: dict[int, Ticker] | None = None
+
+    def fill(term_id: str) -> str:
+        nonlocal table
+        title = titles.get(term_id)
+        if title is None:
+            if table is None:
+                table = tickers_for(keep.facts_of(request))
+            ticker = table.get(int(term_id)) if term_id.isdigit() else None
+            title = titles[term_id] = html.escape(ticker.hover_text) if ticker else ""
+        return title
+
+    return fill

@@ -54,7 +54,6 @@ from .refusals import (
     untradable,
 )
 from .units import format_credits, format_shares
-from .versions import figures_changed
 
 # The public names: scripts and checks outside the project import them from here.
 __all__ = [
@@ -364,8 +363,6 @@ def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
     ) = term_row
     q, refusal = _decide(term=locked, side=side, shares=shares, limit=limit, cash=cash, held=held)
     if result == "traded" and refusal is None:
-        # Pages read prices by this token (market.versions): now, and again after any commit.
-        figures_changed()
         return _traded(
             term=locked,
             account_id=account_id,

@@ -111,7 +111,7 @@ def _version_and_span() -> tuple[str, Span]:
     found = Listing.objects.aggregate(
         newest=Max("id"), first=Min("date", filter=stream), last=Max("date", filter=stream)
     )
-    version = f"{cache.get(highlighting.CACHE_KEY) or 'none'}:{found['newest']}"
+    version = f"{highlighting.terms_version()}:{found['newest']}"
     if found["first"] is None:
         return version, None
     return version, (week_of(found["first"]), week_of(found["last"]))

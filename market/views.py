@@ -25,12 +25,11 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from papers.views import paginate
-from peerrevenue import fragments
-from peerrevenue.pagecache import cache_page_for_anonymous
+from papers.views import page_of, paginate
+from peerrevenue import keep
 from peerrevenue.ratelimit import client_address, is_limited
 
 from . import charts, curve, networth, stats, trading, trend_charts, trends
@@ -38,9 +37,8 @@ from .cash import cash_and_holding
 from .forms import BUY_MAX, QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from .templatetags.market_pages import trend
-from .tickers import current_tickers
+from .tickers import TICKER_SECONDS, clock_bucket, current_tickers
 from .units import MINUS, format_credits, format_shares
-from .versions import market_piece, market_versions
 
 TERMS_PER_PAGE = 50
 ROWS_PER_PAGE = 50
@@ -105,8 +103,8 @@ MARKET_VIEW_LINKS = [
 ]
 
 
-def _sort_from(request: HttpRequest) -> tuple[str, bool]:
-    value = request.GET.get("sort", "moving")
+def _sort_from(query) -> tuple[str, bool]:
+    value = query.get("sort", "moving")
     key = value.removeprefix("-")
     if key in stats.MARKET_VIEWS:
         return key, True
@@ -133,27 +131,39 @@ def _columns(sort: str, descending: bool) -> list[Column]:
     return columns
 
 
-@cache_page_for_anonymous
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    # The table is the same for every reader of this URL (its links keep the query string), so
-    # it is rendered once per change of the figures, not per request.
-    table_html, _ = market_piece(
-        "market-index", [request.get_full_path()], lambda: _index_table(request)
-    )
-    return render(
-        request,
-        "market/index.html",
-        {"table_html": table_html, "nav": "market"},
-    )
+    facts = keep.read(request, "mentions")
+    return keep.anonymous_page(request, facts, lambda: _index_response(request, facts))
 
 
-def _index_table(request: HttpRequest) -> fragments.Piece:
-    search = request.GET.get("q", "").strip()[:SEARCH_MAX_LENGTH]
-    sort, descending = _sort_from(request)
+def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
+    # The table is the same for every reader of this URL (its links keep the query string):
+    # keyed by every term's stamp (prices, supplies, holders), the term set, the mentions and
+    # the clock (the day's change, sparklines that end now).
+    piece = keep.get_or_make(
+        keep.key(
+            "market-index",
+            request.get_full_path(),
+            facts["prices"],
+            facts["terms"],
+            facts["mentions"],
+            clock_bucket(),
+        ),
+        lambda: _index_table(request.GET.copy(), facts=facts),
+        size=keep.piece_size,
+        seconds=2 * TICKER_SECONDS,
+    )
+    context = {"table_html": piece.html, "nav": "market"}
+    return keep.respond(request, "market/index.html", context, pieces=["table_html"])
+
+
+def _index_table(query, *, facts: keep.Facts) -> keep.Piece:
+    search = query.get("q", "").strip()[:SEARCH_MAX_LENGTH]
+    sort, descending = _sort_from(query)
     now = timezone.now()
     terms = stats.market_terms(search=search, sort=sort, descending=descending, now=now)
-    page = paginate(request, terms, per_page=TERMS_PER_PAGE)
+    page = page_of(terms, query.get("page"), per_page=TERMS_PER_PAGE)
     lines = stats.sparklines(terms=page.object_list, now=now)
     rows = [
         (term, charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days"))
@@ -163,81 +173,92 @@ def _index_table(request: HttpRequest) -> fragments.Piece:
         "rows": rows,
         "page": page,
         "search": search,
+        "sort_param": query.get("sort", ""),
+        "page_query": query,  # for the sort and page links: there is no request here
         "columns": _columns(sort, descending),
         "views": [(key, label, key == sort) for key, label in MARKET_VIEW_LINKS],
     }
-    return render_to_string("market/_index_table.html", context, request=request), {}
+    return keep.Piece(keep.render_piece("market/_index_table.html", context, facts=facts))
 
 
 # A term's page, quotes and trades ------------------------------------------------------------
 
 
-def _trader_context(request: HttpRequest, term: Term) -> dict:
+def _trader_context(request: HttpRequest, term_id: int) -> dict:
     if not request.user.is_authenticated:
         return {}
-    cash, held = cash_and_holding(request.user, term.pk)
+    cash, held = cash_and_holding(request.user, term_id)
     return {"cash": cash, "held": held}
 
 
-# The signed-in reader's row in a kept holders table: the piece marks every row with its
-# trader's id (a number, so no text on the page can look like it) and each request marks its own.
-HOLDER_ROW = '<tr data-holder="{}">'
-OWN_HOLDER_ROW = '<tr data-holder="{}" class="is-you">'
-
-
-def mark_own_holding(html: SafeString, user_id: int | None) -> SafeString:
-    if user_id is None:
-        return html
-    # Our own rendered markup with one tag changed: still safe (str.replace would drop that).
-    return mark_safe(html.replace(HOLDER_ROW.format(user_id), OWN_HOLDER_ROW.format(user_id), 1))
-
-
-@cache_page_for_anonymous
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    # Everything but the trade box is the same for every reader: kept until a figure changes.
-    versions = market_versions()
-    head_html, piece = market_piece(
-        "market-term", [slug], lambda: _term_piece(request, slug), versions=versions
+    facts = keep.read(request, ("term", slug), "mentions")
+    if facts["term", slug] is None:
+        raise Http404(f"There is no term “{slug}” on the market.")
+    return keep.anonymous_page(request, facts, lambda: _term_response(request, facts, slug))
+
+
+def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpResponse:
+    # Everything but the trade box is the same for every reader: keyed by the term's stamp
+    # (every trade of it), the mentions and dividends recorded, the term set and the clock
+    # (the chart ends now). A trade of another term changes nothing here but hover prices.
+    piece = keep.get_or_make(
+        keep.key(
+            "market-term",
+            slug,
+            facts["term", slug],
+            facts["terms"],
+            facts["mentions"],
+            clock_bucket(),
+        ),
+        lambda: _term_piece(slug, facts=facts),
+        size=keep.piece_size,
+        seconds=2 * TICKER_SECONDS,
     )
-    term = piece["term"]
-    trader = _trader_context(request, term)
+    values = piece.values
+    term_id = int(values["term_id"] or 0)
+    trader = _trader_context(request, term_id)
     context = {
-        "term": term,
-        "head_html": head_html,
-        "main_html": piece["main_html"],
-        "lower_html": mark_own_holding(piece["lower_html"], request.user.pk),
+        "term": values,
+        "head_html": piece.html,
+        "main_html": values["main_html"],
+        "lower_html": values["lower_html"],
         "quote_form_html": _empty_quote_form(
-            term,
+            slug,
             signed_in=request.user.is_authenticated,
             held=trader.get("held", 0),
-            terms=versions[0],
+            facts=facts,
         ),
         "nav": "market",
         **trader,
     }
-    return render(request, "market/term.html", context)
+    return keep.respond(
+        request, "market/term.html", context, pieces=["head_html", "main_html", "lower_html"]
+    )
 
 
-def _empty_quote_form(term: Term, *, signed_in: bool, held: int, terms: str) -> SafeString:
+def _empty_quote_form(slug: str, *, signed_in: bool, held: int, facts: keep.Facts) -> str:
     """The term page's order form: its widgets cost more to render than the rest of the page
     around the kept pieces, and it varies only with the term, whether the reader is signed in
     and how many shares they hold (the "Sell all" button)."""
 
-    def render_form() -> fragments.Piece:
+    def render_form() -> str:
         context = {
-            "term": term,
+            "term": {"slug": slug},
             "form": QuoteForm(),
             "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
             "user": {"is_authenticated": signed_in},
             "held": held,
         }
-        return render_to_string("market/_quote_form.html", context), {}
+        return keep.render_piece("market/_quote_form.html", context, facts=facts)
 
-    return fragments.shared_piece("quote-form", [term.slug, signed_in, held, terms], render_form)[0]
+    return mark_safe(  # noqa: S308 - our own template's output
+        keep.get_or_make(keep.key("quote-form", slug, signed_in, held), render_form, size=len)
+    )
 
 
-def _term_piece(request: HttpRequest, slug: str) -> fragments.Piece:
+def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
     term = _get_term(slug)
     history = stats.price_history(term=term, now=timezone.now())
     dividends = stats.dividend_days(term=term)
@@ -270,12 +291,22 @@ def _term_piece(request: HttpRequest, slug: str) -> fragments.Piece:
         "trades": stats.recent_trades(term=term),
         "dividend_per_mention": settings.MARKET_DIVIDEND_PER_MENTION,
     }
-    # No request: nothing here may depend on who asks (or consume their messages).
     parts = {
-        part: render_to_string(f"market/_term_{part}.html", context)
+        part: keep.render_piece(f"market/_term_{part}.html", context, facts=facts)
         for part in ("head", "main", "lower")
     }
-    return parts["head"], {"term": term, "main_html": parts["main"], "lower_html": parts["lower"]}
+    return keep.Piece(
+        parts["head"],
+        {
+            "term_id": term.pk,
+            "slug": term.slug,
+            "phrase": term.phrase,
+            "is_tradable": term.is_tradable,
+            "status": term.get_status_display(),
+            "main_html": parts["main"],
+            "lower_html": parts["lower"],
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,7 +385,7 @@ def _render_quote(
     status: int = 200,
 ) -> HttpResponse:
     """The quote page; ``attempted`` says the refusal shown is of a trade, not of a quote."""
-    trader = _trader_context(request, term)
+    trader = _trader_context(request, term.pk)
     context = {
         "term": term,
         "form": form,
@@ -393,7 +424,6 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
     return _render_quote(request, term, form=form, priced=priced)
 
 
-@cache_page_for_anonymous
 @require_GET
 def tickers_json(request: HttpRequest) -> JsonResponse:
     """Every listed term's price and day change, for the popover on highlighted words
@@ -406,7 +436,7 @@ def tickers_json(request: HttpRequest) -> JsonResponse:
             "trend": trend(ticker.change_bp),
             "url": reverse("market:term", args=[ticker.slug]),
         }
-        for ticker in current_tickers().values()
+        for ticker in current_tickers(request).values()
     }
     return _json({"terms": terms})
 
@@ -542,19 +572,12 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def portfolio(request: HttpRequest) -> HttpResponse:
-    # Only this trader sees it, but it changes only with market figures (their own trades,
-    # dividends and adjustments bump the same token as everyone's trades): a reload, or a
-    # return from another page, costs no query of its own until something moves.
-    body_html, _ = market_piece(
-        "portfolio",
-        [request.user.pk, request.get_full_path()],
-        lambda: _portfolio_body(request),
-        local=False,
-    )
-    return render(request, "market/portfolio.html", {"body_html": body_html, "nav": "portfolio"})
+    # Only this trader sees it, and it moves with every price: rendered for each request.
+    context = {"body_html": _portfolio_body(request), "nav": "portfolio"}
+    return render(request, "market/portfolio.html", context)
 
 
-def _portfolio_body(request: HttpRequest) -> fragments.Piece:
+def _portfolio_body(request: HttpRequest) -> str:
     # balance() opens the account (with its grant) of a user from before the market existed.
     summary = stats.portfolio(user=request.user, cash=trading.balance(request.user))
     history = paginate(request, stats.account_history(user=request.user), per_page=ROWS_PER_PAGE)
@@ -571,10 +594,9 @@ def _portfolio_body(request: HttpRequest) -> fragments.Piece:
         "standing": stats.standing(user=request.user),
         "starting_grant": settings.MARKET_STARTING_GRANT,
     }
-    return render_to_string("market/_portfolio_body.html", context, request=request), {}
+    return render_to_string("market/_portfolio_body.html", context, request=request)
 
 
-@cache_page_for_anonymous
 @require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
     period = networth.period_from(request.GET.get("period"))
@@ -646,7 +668,6 @@ def rules_markdown() -> str:
     return string.Template(RULES_FILE.read_text(encoding="utf-8")).substitute(rules_values())
 
 
-@cache_page_for_anonymous
 @require_GET
 def rules(request: HttpRequest) -> HttpResponse:
     return render(request, "market/rules.html", {"rules": rules_markdown(), "nav": "market"})

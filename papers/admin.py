@@ -4,7 +4,6 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
 from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
-from peerrevenue.pagecache import invalidate_pages
 
 from . import backfills
 from .models import Category, IngestRun, Listing, Paper, PaperVersion
@@ -60,7 +59,6 @@ class CategoryAdmin(admin.ModelAdmin):
     def enable_and_backfill(self, request: HttpRequest, queryset: QuerySet) -> None:
         categories = list(queryset)
         backfills.enable_and_backfill(categories=categories)
-        invalidate_pages()
         codes = ", ".join(category.code for category in categories)
         self.message_user(
             request,
@@ -72,7 +70,6 @@ class CategoryAdmin(admin.ModelAdmin):
     @admin.action(description="Disable daily ingest (keeps the papers)")
     def disable_ingest(self, request: HttpRequest, queryset: QuerySet) -> None:
         count = queryset.update(ingest_enabled=False)
-        invalidate_pages()
         self.message_user(request, f"Disabled the daily ingest of {count} categories.")
 
 
@@ -136,13 +133,11 @@ class PaperAdmin(admin.ModelAdmin):
     @admin.action(description="Hide selected papers from every page")
     def hide(self, request: HttpRequest, queryset: QuerySet) -> None:
         count = Paper.objects.filter(pk__in=queryset.values("pk")).update(hidden=True)
-        invalidate_pages()
         self.message_user(request, f"Hid {count} paper(s).", messages.SUCCESS)
 
     @admin.action(description="Show selected papers again")
     def unhide(self, request: HttpRequest, queryset: QuerySet) -> None:
         count = Paper.objects.filter(pk__in=queryset.values("pk")).update(hidden=False)
-        invalidate_pages()
         self.message_user(request, f"Showed {count} paper(s) again.", messages.SUCCESS)
 
 

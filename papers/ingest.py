@@ -38,7 +38,6 @@ from papers.arxiv.queries import page_params, submitted_between
 from papers.arxiv.records import ParsedEntry, ParsedFeed
 from papers.models import Category, IngestRun, Listing, Paper, PaperVersion
 from papers.signals import listings_announced
-from peerrevenue.pagecache import invalidate_pages
 
 __all__ = ["FetchError", "IngestError", "backfill", "ingest_category", "ingest_feed", "ingest_lock"]
 
@@ -383,10 +382,6 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
             ],
             ignore_conflicts=True,
         )
-    if plan.new or plan.changed or plan.listings:
-        # Bulk writes send no post_save signals: invalidate the cached pages ourselves (once,
-        # after commit) as saving a Paper or Listing one by one would.
-        invalidate_pages()
     return plan.counts, plan.dates
 
 

@@ -65,6 +65,9 @@ class Category(models.Model):
     watchers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Watch", related_name="watched_categories", blank=True
     )
+    # Moved by the database whenever the category, its listings or their papers change
+    # (migration 0010): what its kept pages are keyed by (peerrevenue.keep).
+    stamp = models.BigIntegerField(default=0, editable=False)
 
     objects = CategoryQuerySet.as_manager()
 
@@ -176,6 +179,9 @@ class Paper(models.Model):
     hidden = models.BooleanField(default=False, help_text="Hidden papers appear nowhere.")
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
+    # Moved by the database whenever the paper, its listings or its versions change
+    # (migration 0010): what its kept entry and page are keyed by (peerrevenue.keep).
+    stamp = models.BigIntegerField(default=0, editable=False)
     # Computed by PostgreSQL from the typeset text on every write (papers.fulltext), so the
     # bulk writes of the ingest keep it current without knowing it exists.
     search_vector = models.GeneratedField(

@@ -6,19 +6,17 @@ import re
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from peerrevenue import fragments
-from peerrevenue.pagecache import cache_page_for_anonymous
+from peerrevenue import keep
 
 from . import days, streams
-from .models import Category, Listing, Paper, Watch
+from .models import Category, Listing, Paper
 
 PAPERS_PER_PAGE = 30
 DEFAULT_CATEGORY = "cs.DC"
@@ -37,8 +35,13 @@ def parse_listing_date(value: str) -> dt.date:
 
 
 def paginate(request: HttpRequest, items, per_page: int = PAPERS_PER_PAGE):
+    return page_of(items, request.GET.get("page"), per_page)
+
+
+def page_of(items, number: str | None, per_page: int = PAPERS_PER_PAGE):
+    """Page ``number`` (as the query string gave it) of ``items``."""
     try:
-        return Paginator(items, per_page).page(request.GET.get("page", 1))
+        return Paginator(items, per_page).page(number or 1)
     except (EmptyPage, PageNotAnInteger):
         raise Http404("There is no such page.") from None
 
@@ -80,33 +83,53 @@ def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
 WATCH_FORM_SLOT = "<!--the reader's watch form-->"
 
 
-@cache_page_for_anonymous
 def category_listing(request: HttpRequest, code: str, date: str | None = None) -> HttpResponse:
     until = parse_listing_date(date) if date else None
-    # All but the watch form is the same for every reader: rendered once per pages generation.
-    # The date is in the key because "yet" and the headings' years depend on today.
-    days_html, shown = fragments.shared_piece(
-        "category-page",
-        [request.get_full_path(), timezone.localdate()],
-        lambda: _category_page(request, code=code, until=until),
+    wanted: list[tuple[object, ...]] = [("category", code), ("watchers", code)]
+    if request.user.is_authenticated:
+        wanted.append(("watching", code, request.user.pk))
+    facts = keep.read(request, *wanted)
+    if facts["category", code] is None:
+        raise Http404(f"There is no category “{code}”.")
+    return keep.anonymous_page(
+        request, facts, lambda: _category_response(request, facts, code=code, until=until)
     )
-    category = shown["category"]
-    context = {
-        **shown,
-        "until": until,
-        "days_html": days_html,
-        "is_watching": request.user.is_authenticated
-        and fragments.kept_for_generation(
-            ("watching", request.user.pk, category.pk),
-            lambda: Watch.exists_for(user_id=request.user.pk, category_id=category.pk),
+
+
+def _category_response(
+    request: HttpRequest, facts: keep.Facts, *, code: str, until: dt.date | None
+) -> HttpResponse:
+    # All but the watch form is the same for every reader, and keyed by what it shows: the
+    # category's stamp (its listings and their papers), the term set, the URL and today's date
+    # ("yet" and the headings' years depend on it). Prices are holes; a watch moves no stamp.
+    today = timezone.localdate()
+    number = request.GET.get("page")
+    piece = keep.get_or_make(
+        keep.key(
+            "category-page", code, facts["category", code], facts["terms"], until, number, today
         ),
+        lambda: _category_piece(code=code, until=until, query=request.GET.copy(), facts=facts),
+        size=keep.piece_size,
+    )
+    watchers = facts["watchers", code]
+    context = {
+        **piece.values,
+        "until": until,
+        "head_html": piece.values["head_html"],
+        "days_html": piece.html,
+        "watchers": f"{watchers} watcher{pluralize(watchers)}",
+        "is_watching": request.user.is_authenticated and facts["watching", code, request.user.pk],
+        "watch_url": reverse("papers:watch", args=[code]),
+        "feed_url": reverse("papers:feed", args=[code]),
     }
-    return fragments.render_page(request, "papers/category.html", context)
+    return keep.respond(request, "papers/category.html", context, pieces=["head_html", "days_html"])
 
 
-def _category_page(request: HttpRequest, *, code: str, until: dt.date | None) -> fragments.Piece:
+def _category_piece(
+    *, code: str, until: dt.date | None, query: QueryDict, facts: keep.Facts
+) -> keep.Piece:
     category = get_object_or_404(Category, code=code)
-    page = paginate(request, Listing.objects.stream(category=category, until=until))
+    page = page_of(Listing.objects.stream(category=category, until=until), query.get("page"))
     page_days = days.days_on_page(category=category, page=page, until=until)
     # Past the first page, newer and older are the days around the page's first day.
     opens_on = page_days[0].date if page.number > 1 and page_days else until
@@ -117,26 +140,33 @@ def _category_page(request: HttpRequest, *, code: str, until: dt.date | None) ->
         "days": page_days,
         "day_nav": days.navigation(category=category, until=opens_on),
         "today": timezone.localdate(),
+        "page_query": query,  # for the pagination's links: there is no request here
     }
-    page_html = render_to_string("papers/_category_page.html", context, request=request)
+    page_html = keep.render_piece("papers/_category_page.html", context, facts=facts)
     head_html, _, days_html = page_html.partition(WATCH_FORM_SLOT)
-    watchers = category.watchers.count()
-    return days_html, {
-        "category": category,
-        "head_html": head_html,
-        "watchers": f"{watchers} watcher{pluralize(watchers)}",
-        "watch_url": reverse("papers:watch", args=[category.code]),
-        "feed_url": reverse("papers:feed", args=[category.code]),
-    }
+    return keep.Piece(
+        days_html,
+        {
+            "head_html": head_html,
+            "category_code": category.code,
+            "category_name": category.name,
+            "login_next": category.get_absolute_url(),
+        },
+    )
 
 
-@cache_page_for_anonymous
 def author(request: HttpRequest, name: str) -> HttpResponse:
     """Papers by one author, newest first, whatever accents the byline used."""
     if not " ".join(name.split()):
         raise Http404("Give an author’s name, e.g. /author/Ada Lovelace/.")
     if len(name) > MAX_AUTHOR_NAME:
         raise Http404(f"No author here has a name longer than {MAX_AUTHOR_NAME} characters.")
+    # Any paper may be this author's: kept by the stamp of all papers.
+    facts = keep.read(request, "papers")
+    return keep.anonymous_page(request, facts, lambda: _author_page(request, name))
+
+
+def _author_page(request: HttpRequest, name: str) -> HttpResponse:
     papers = Paper.objects.visible().by_author(name).newest_first()
     page = paginate(request, papers)
     if not page.object_list:
@@ -145,21 +175,34 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
     return render(request, "papers/author.html", context)
 
 
-@cache_page_for_anonymous
 def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
-    # The same for every reader: rendered once per pages generation.
-    paper_html, shown = fragments.shared_piece(
-        "paper", [arxiv_id], lambda: _paper_page(request, arxiv_id=arxiv_id)
+    facts = keep.read(request, ("paper", arxiv_id))
+    if facts["paper", arxiv_id] is None:
+        raise Http404(f"There is no paper {arxiv_id} here.")
+    return keep.anonymous_page(request, facts, lambda: _paper_response(request, facts, arxiv_id))
+
+
+def _paper_response(request: HttpRequest, facts: keep.Facts, arxiv_id: str) -> HttpResponse:
+    # The same for every reader, keyed by the paper's stamp (it, its listings, its versions).
+    piece = keep.get_or_make(
+        keep.key("paper", arxiv_id, facts["paper", arxiv_id], facts["terms"]),
+        lambda: _paper_piece(arxiv_id=arxiv_id, facts=facts),
+        size=keep.piece_size,
     )
-    return fragments.render_page(request, "papers/paper.html", {"paper_html": paper_html, **shown})
+    context = {"paper_html": piece.html, **piece.values}
+    return keep.respond(request, "papers/paper.html", context, pieces=["paper_html"])
 
 
-def _paper_page(request: HttpRequest, *, arxiv_id: str) -> fragments.Piece:
+def _paper_piece(*, arxiv_id: str, facts: keep.Facts) -> keep.Piece:
     paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
     listings = paper.listings.select_related("category").order_by("date", "category__code")
-    context = {"paper": paper, "listings": listings, "versions": paper.versions.all()}
-    paper_html = render_to_string("papers/_paper.html", context, request=request)
-    return paper_html, {"title": paper.title_text or paper.title}
+    context = {
+        "paper": paper,
+        "listings": listings,
+        "versions": paper.versions.all(),
+    }
+    paper_html = keep.render_piece("papers/_paper.html", context, facts=facts)
+    return keep.Piece(paper_html, {"title": paper.title_text or paper.title})
 
 
 def paper_version_redirect(request: HttpRequest, arxiv_id: str) -> HttpResponse:
@@ -168,8 +211,12 @@ def paper_version_redirect(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     return redirect(paper)
 
 
-@cache_page_for_anonymous
 def archive(request: HttpRequest, archive_code: str) -> HttpResponse:
+    facts = keep.read(request, "papers")
+    return keep.anonymous_page(request, facts, lambda: _archive_page(request, archive_code))
+
+
+def _archive_page(request: HttpRequest, archive_code: str) -> HttpResponse:
     categories = list(Category.objects.filter(archive_code=archive_code).with_counts())
     if not categories:
         raise Http404(f"There is no archive “{archive_code}”.")

@@ -41,3 +41,9 @@ def _frame_links() -> dict[str, str]:
 
 def frame_links(request: HttpRequest) -> dict[str, dict[str, str]]:
     return {"frame": _frame_links()}
+
+
+def page_query(request: HttpRequest) -> dict[str, object]:
+    """The query string that pagination and sort links keep. A kept piece, rendered without
+    the request, is given its own (``peerrevenue.keep``)."""
+    return {"page_query": request.GET}

@@ -60,10 +60,11 @@ MIDDLEWARE = [
     # Above the page cache, so that pages served from it carry these headers too.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Fills the holes of kept pieces (hover prices, the reader's own row) in every HTML page.
+    "peerrevenue.keep.FillHolesMiddleware",
     "peerrevenue.middleware.RejectNulCharactersMiddleware",
     # Before anything reads a form body (the CSRF check does).
     "peerrevenue.middleware.RejectNonUtf8FormsMiddleware",
-    "peerrevenue.pagecache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -88,6 +89,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "market.context_processors.page_terms",
                 "peerrevenue.context_processors.frame_links",
+                "peerrevenue.context_processors.page_query",
             ],
         },
     },
@@ -192,7 +194,7 @@ SESSION_ENGINE = (
     else "django.contrib.sessions.backends.db"
 )
 
-# Anonymous pages are cached whole; see peerrevenue/pagecache.py for the invalidation.
+# Anonymous pages are kept whole under the facts they show (peerrevenue/keep.py).
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "60"))
 
 # Celery: Redis is the broker when configured; otherwise tasks run eagerly in-process so the

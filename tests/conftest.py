@@ -96,16 +96,11 @@ def isolated_cache():
     """Each test starts with an empty cache (rate limits, cached pages, the term matcher)."""
     from django.core.cache import cache
 
-    from market.proposals import forget_notices
-    from peerrevenue.fragments import forget_local_pieces
-    from peerrevenue.pagecache import forget_generation, local_pages
+    from peerrevenue import keep
 
     def forget() -> None:
         cache.clear()
-        local_pages.clear()
-        forget_local_pieces()
-        forget_generation()
-        forget_notices()
+        keep.forget_local()
 
     forget()
     yield

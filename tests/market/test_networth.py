@@ -10,7 +10,6 @@ from django.conf import settings
 
 from market import networth, tasks
 from market.models import NetWorthSnapshot
-from market.versions import prices_changed
 from tests.market.test_stats import buy
 from tests.market.test_views import page_text, row_cells
 
@@ -35,8 +34,6 @@ def snapshot(user, date: dt.date, *, net_worth: int, granted: int = GRANT) -> Ne
         net_worth=net_worth,
         granted=granted,
     )
-    # Written directly, so bump what networth.take_snapshots bumps: kept portfolios chart them.
-    prices_changed()
     return made
 
 

@@ -304,15 +304,16 @@ def test_the_page_costs_the_same_number_of_queries_however_many_results(
             authors=["Ada Lovelace", "Leslie Lamport", "Nancy Lynch", "Barbara Liskov"],
         )
     # The count, the page, the page's categories, the market terms the words name, the terms
-    # each result mentions, and the market's term matcher until it is cached.
-    with django_assert_max_num_queries(6):
+    # each result mentions, the page's facts (term set and prices, for the highlighting and
+    # its hover prices) and the market's term matcher until it is cached.
+    with django_assert_max_num_queries(7):
         assert len(result_ids(search(client, "consensus"))) == 25
-    with django_assert_max_num_queries(5):
+    with django_assert_max_num_queries(6):
         assert len(result_ids(search(client, "consensus", page=2))) == 15
     # Nothing matches exactly: the fallback adds its look-up of the words like the typed one
     # and its count; and the market's term matcher may be reloaded once, whatever the number
     # of results.
-    with django_assert_max_num_queries(9):
+    with django_assert_max_num_queries(10):
         assert len(result_ids(search(client, "Lamprt"))) == 25
 
 

@@ -9,7 +9,6 @@ from tqdm import tqdm
 
 from papers.models import Paper
 from papers.typesetting import TYPESETTER_VERSION
-from peerrevenue.pagecache import invalidate_pages
 
 
 class Command(BaseCommand):
@@ -46,7 +45,4 @@ class Command(BaseCommand):
                 last_pk = batch[-1].pk
                 done += len(batch)
                 bar.update(len(batch))
-        if done:
-            # Bulk updates send no post_save signals: cached pages would show the old HTML.
-            invalidate_pages()
         self.stdout.write(f"Re-typeset {done} papers (typesetter version {TYPESETTER_VERSION}).")

@@ -1,0 +1,381 @@
+"""Kept things: pieces of pages stored under keys derived from the data they show.
+
+One idea, used by every page that keeps anything:
+
+- **Facts** are small values read from the database on every request, all in one query: a
+  row's stamp (``papers_category.stamp``, ``market_term.stamp``…), a named stamp
+  (``kept_stamp``: the term set, mentions…), a count. Triggers in the database give a row a
+  new stamp from one sequence whenever it, or anything it shows, changes, so a change made
+  by ``QuerySet.update()``, in the admin, by an ingest or by a management command moves the
+  stamp with no call to remember. Apps register the facts they offer (``fact``); a few are
+  read for every kept page (``every_page=True``: the term set, which highlighting shows
+  everywhere, and the prices that fill its holes).
+- **Keys** are made of a piece's name and the facts it shows (``key``). A key is never
+  invalidated: a write moves a fact, the next request reads the new fact, so it asks for a
+  new key, and the old entry is never read again and ages out.
+- **One two-level store** (``get_or_make``): this process's memory in front of the shared
+  cache (Redis in production, the database cache locally). Because the key is read from the
+  database on every request, two processes can never disagree about what is current: the
+  memory level only saves the shared cache's round trip.
+- **Holes** (``hole``/``fill``): a kept piece is rendered without the request, so it can
+  contain nothing of the reader, not even a CSRF token. What changes faster than the piece
+  (a hover price) or belongs to the reader (their own row in a table) is left as a hole that
+  ``respond`` fills on every request, through the fillers apps register (``filler``).
+
+Renders are fast without any kept piece; keeping is an optimisation, and with the shared
+cache gone (Redis down) pages are slower, never wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import get_template
+from django.utils.safestring import mark_safe
+
+T = TypeVar("T")
+
+SHARED_SECONDS = 3600  # an entry under an old key is never read again: let it go
+LOCAL_CHARACTERS = 32_000_000  # per process: about two hundred category pages
+
+
+# Facts ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Fact:
+    sql: str  # a scalar subquery, with one %s per argument
+    arguments: int
+    every_page: bool
+
+
+_facts: dict[str, _Fact] = {}
+
+
+def fact(name: str, sql: str, *, arguments: int = 0, every_page: bool = False) -> None:
+    """Offer the fact ``name``: ``sql`` is a query of one value (one row, one column) with
+    ``arguments`` placeholders. Registered once, by the app that owns the rows (its
+    ``AppConfig.ready``)."""
+    _facts[name] = _Fact(sql, arguments, every_page)
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """The facts one request read, by name (with its arguments, for those that take some)."""
+
+    values: Mapping[tuple[object, ...], object]
+
+    def __getitem__(self, wanted: str | tuple[object, ...]) -> Any:
+        return self.values[wanted if isinstance(wanted, tuple) else (wanted,)]
+
+    def key_parts(self) -> tuple[object, ...]:
+        return tuple(sorted(self.values.items(), key=repr))
+
+
+def read(request: HttpRequest | None, *wanted: str | tuple[object, ...]) -> Facts:
+    """The facts asked for, plus every every-page fact, in one round trip; kept on the
+    request for the fillers (``facts_of``).
+
+    ``read(("category", "cs.DC"), ("watchers", "cs.DC"))``: a name alone, or a name with its
+    arguments. Read them *before* the rows a piece shows (the render reads those after): a
+    change committed in between is then at worst kept under the old key, which nobody asks
+    for once the fact has moved.
+    """
+    asked = [(w,) if isinstance(w, str) else tuple(w) for w in wanted]
+    asked += [(name,) for name, f in _facts.items() if f.every_page and (name,) not in asked]
+    selects, params = [], []
+    for item in asked:
+        spec = _facts[str(item[0])]
+        if len(item) - 1 != spec.arguments:
+            raise TypeError(f"fact {item[0]!r} takes {spec.arguments} argument(s)")
+        selects.append(f"({spec.sql})")
+        params += item[1:]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(selects), params)
+        row = cursor.fetchone()
+    facts = Facts(dict(zip(asked, row, strict=True)))
+    if request is not None:
+        request.kept_facts = facts  # type: ignore[attr-defined]
+    return facts
+
+
+def facts_of(request: HttpRequest) -> Facts:
+    """The facts this request has read, or (for a page that read none) the every-page ones."""
+    found = getattr(request, "kept_facts", None)
+    return found if found is not None else read(request)
+
+
+def key(name: str, *parts: object) -> str:
+    """A cache key for ``name`` showing ``parts`` (facts, path, date…): hashed, since a URL can
+    be longer and stranger than a cache key may be."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+    return f"kept:{name}:{digest}"
+
+
+# The two-level store ------------------------------------------------------------------------
+
+
+class SizedLRU(Generic[T]):
+    """This process's entries by key, dropping the least recently used once their sizes pass
+    the budget: one hostile abstract of megabytes must not pin thousands of copies."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.held = 0
+        self.entries: OrderedDict[Hashable, tuple[T, int]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, name: Hashable) -> T | None:
+        with self.lock:
+            found = self.entries.get(name)
+            if found is None:
+                return None
+            self.entries.move_to_end(name)
+            return found[0]
+
+    def put(self, name: Hashable, value: T, size: int) -> None:
+        with self.lock:
+            old = self.entries.pop(name, None)
+            if old is not None:
+                self.held -= old[1]
+            self.entries[name] = (value, size)
+            self.held += size
+            while self.held > self.budget and self.entries:
+                self.held -= self.entries.popitem(last=False)[1][1]
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+            self.held = 0
+
+
+_local: SizedLRU[Any] = SizedLRU(LOCAL_CHARACTERS)
+
+
+def get_or_make(
+    name: str,
+    make: Callable[[], T],
+    *,
+    size: Callable[[T], int] = lambda value: 1,
+    seconds: int = SHARED_SECONDS,
+    shared: bool = True,
+) -> T:
+    """The value kept under ``name`` (a ``key``), made by ``make()`` only when neither this
+    process nor the shared cache has it. ``shared=False`` keeps it in this process only
+    (values cheaper to make than to unpickle)."""
+    found = _local.get(name)
+    if found is not None:
+        return found
+    if shared:
+        found = cache.get(name)
+    if found is None:
+        found = make()
+        if shared:
+            cache.set(name, found, seconds)
+    _local.put(name, found, size(found))
+    return found
+
+
+def forget_local() -> None:
+    """Drop this process's entries (tests clear the shared cache between cases)."""
+    _local.clear()
+
+
+# Pieces and holes ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """Kept HTML and the few plain values the page around it needs (a title, a count),
+    from the same render and so as current. Never model instances: those pickle large and
+    would tempt a template to reach past what the key covers."""
+
+    html: str
+    values: dict[str, str | int | None] = field(default_factory=dict)
+
+
+def piece_size(piece: Piece) -> int:
+    return len(piece.html)
+
+
+# A hole: private-use code points around a tag derived from the secret key, so that no text
+# from arXiv or a reader can forge one (abstracts are stored as given), then the filler's name
+# and its argument.
+_TAG = hmac.new(settings.SECRET_KEY.encode(), b"kept-hole", "sha256").hexdigest()[:12]
+_HOLE = re.compile(f"\ue000{_TAG}([a-z-]+):([^\ue001]*)\ue001")
+_HOLE_START = "\ue000"
+
+
+def hole(kind: str, argument: object = "") -> str:
+    """A place in a kept piece that the filler ``kind`` fills per request with
+    ``argument``."""
+    text = str(argument).replace("\ue001", "")
+    return f"\ue000{_TAG}{kind}:{text}\ue001"
+
+
+# A filler is made per request: it is given the request and returns what fills one hole
+# from the hole's argument (already HTML-escaped: what it returns goes in as it is).
+Filler = Callable[[HttpRequest], Callable[[str], str]]
+_fillers: dict[str, Filler] = {}
+
+
+def filler(kind: str, make: Filler) -> None:
+    """Register how holes of ``kind`` are filled (once, in the owning app's ``ready``)."""
+    _fillers[kind] = make
+
+
+# A kept text split at its holes: texts encoded once, holes as (kind, argument).
+_Split = tuple[tuple[bytes, ...], tuple[tuple[str, str], ...]]
+_splits: SizedLRU[_Split] = SizedLRU(LOCAL_CHARACTERS)
+
+
+def _split(text: str) -> _Split:
+    # Looked up by the text itself: a kept piece is the same string object on every request
+    # of this process, and a string caches its hash, so this costs little like its length.
+    found = _splits.get(text)
+    if found is None:
+        pieces = _HOLE.split(text)  # text, kind, argument, text, kind, argument, …, text
+        found = (
+            tuple(part.encode() for part in pieces[::3]),
+            tuple(zip(pieces[1::3], pieces[2::3], strict=True)),
+        )
+        _splits.put(text, found, len(text))
+    return found
+
+
+class Fill:
+    """One request's fillers, each made on first use."""
+
+    def __init__(self, request: HttpRequest) -> None:
+        self.request = request
+        self._made: dict[str, Callable[[str], str]] = {}
+
+    def __call__(self, kind: str, argument: str) -> str:
+        fill = self._made.get(kind)
+        if fill is None:
+            fill = self._made[kind] = _fillers[kind](self.request)
+        return fill(argument)
+
+    def encoded(self, text: str) -> bytes:
+        """``text`` with its holes filled, as UTF-8."""
+        if _HOLE_START not in text:
+            return text.encode()
+        parts, holes = _split(text)
+        out = [parts[0]]
+        for (kind, argument), after in zip(holes, parts[1:], strict=True):
+            out.append(self(kind, argument).encode())
+            out.append(after)
+        return b"".join(out)
+
+
+# Pages --------------------------------------------------------------------------------------
+
+# Where a kept piece goes in the page around it: random per process, so nothing on the page
+# (a search, a name) can contain it.
+_SLOT = f"<!--kept {hmac.new(_TAG.encode(), b'slot', 'sha256').hexdigest()[:16]}-->"
+_SAFE_SLOT = mark_safe(_SLOT)  # noqa: S308 - a constant comment of our own
+
+
+def render_piece(template_name: str, context: Mapping[str, Any], *, facts: Facts) -> str:
+    """A template rendered for keeping: with no request, so no context processor runs and
+    nothing of the reader (user, CSRF token, messages) can reach it. ``facts`` are those the
+    piece is keyed by; template tags read what they depend on from them (``kept_facts``)."""
+    return get_template(template_name).render({**context, KEPT_FACTS: facts})
+
+
+KEPT_FACTS = "kept_facts"
+
+
+def respond(
+    request: HttpRequest,
+    template_name: str,
+    context: Mapping[str, Any],
+    *,
+    pieces: Iterable[str] = (),
+    status: int = 200,
+) -> HttpResponse:
+    """Render the page around kept pieces for this request, then fill every hole.
+
+    The template shows each piece with ``{{ slots.NAME }}``; the kept HTML goes into the
+    response as bytes split once per process, so a 150 kB piece is not copied into the
+    template's output and encoded again on every request.
+    """
+    names = list(pieces)
+    kept = [context[name] for name in names]
+    page = get_template(template_name).render(
+        {**context, "slots": dict.fromkeys(names, _SAFE_SLOT)}, request
+    )
+    fill = Fill(request)
+    around = page.split(_SLOT)
+    if len(around) != len(kept) + 1:
+        raise AssertionError(f"{template_name} shows {len(around) - 1} of {len(kept)} pieces")
+    out = [fill.encoded(around[0])]
+    for html, after in zip(kept, around[1:], strict=True):
+        out += [fill.encoded(html), fill.encoded(after)]
+    return HttpResponse(b"".join(out), status=status)
+
+
+def is_anonymous_read(request: HttpRequest) -> bool:
+    """A GET or HEAD from someone without a session or pending messages: every such reader of
+    a URL sees the same bytes."""
+    return (
+        request.method in ("GET", "HEAD")
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and "messages" not in request.COOKIES
+    )
+
+
+def anonymous_page(
+    request: HttpRequest, facts: Facts, make: Callable[[], HttpResponse]
+) -> HttpResponse:
+    """The whole page for an anonymous reader, kept under its URL and the facts it shows (and,
+    through them, the prices its holes were filled with); anyone else gets ``make()``."""
+    if not is_anonymous_read(request) or settings.PAGE_CACHE_SECONDS <= 0:
+        return make()
+    name = key("page", request.get_full_path(), facts.key_parts())
+    found = _local.get(name)
+    if found is None:
+        found = cache.get(name)
+        if found is None:
+            response = make()
+            if response.status_code != 200 or response.cookies or response.streaming:
+                return response
+            found = (response.content, response["Content-Type"])
+            cache.set(name, found, settings.PAGE_CACHE_SECONDS)
+        _local.put(name, found, len(found[0]))
+    response = HttpResponse(found[0], content_type=found[1])
+    # Signed-in readers see another page at the same URL: no shared HTTP cache may mix them.
+    response["Vary"] = "Cookie"
+    return response
+
+
+class FillHolesMiddleware:
+    """Fill the holes of any HTML response that still has some: a page rendered with plain
+    ``render()`` that shows highlighted text (search results, a reader's front page) is then
+    as right as one rendered by ``respond``, with nothing to remember."""
+
+    MARK = _HOLE_START.encode()
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            not response.streaming
+            and response.get("Content-Type", "").startswith("text/html")
+            and self.MARK in response.content
+        ):
+            response.content = Fill(request).encoded(response.content.decode())
+        return response
