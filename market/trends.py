@@ -103,7 +103,7 @@ def count_by_week(
 Span = tuple[dt.date, dt.date] | None  # the first and last week with an announced paper
 
 
-def _version_and_span() -> tuple[str, Span]:
+def _version_and_span(terms: str | None = None) -> tuple[str, Span]:
     """The cache version (the matcher's version and the newest listing, so an ingest, which
     also brings replaced abstracts, or a term change starts afresh; a paper hidden or edited
     by hand shows within the cache lifetime) and the weeks of the history, in one query."""
@@ -111,7 +111,7 @@ def _version_and_span() -> tuple[str, Span]:
     found = Listing.objects.aggregate(
         newest=Max("id"), first=Min("date", filter=stream), last=Max("date", filter=stream)
     )
-    version = f"{highlighting.terms_version()}:{found['newest']}"
+    version = f"{terms or highlighting.terms_version()}:{found['newest']}"
     if found["first"] is None:
         return version, None
     return version, (week_of(found["first"]), week_of(found["last"]))
@@ -137,7 +137,7 @@ def count_all_listed() -> int:
     return len(matcher.terms)
 
 
-def weekly_mentions(*, term: Term) -> list[WeekCount]:
+def weekly_mentions(*, term: Term, terms: str | None = None) -> list[WeekCount]:
     """Mentioning papers per week, every week from the first ingested one to the latest, and
     to the listing week if that is outside them (weeks without a mention count 0); empty when
     nothing has been ingested.
@@ -146,7 +146,7 @@ def weekly_mentions(*, term: Term) -> list[WeekCount]:
     """
     # The version is read before the matcher: if terms change in between, the counts are
     # stored under the older version, which nobody asks for again.
-    version, span = _version_and_span()
+    version, span = _version_and_span(terms)
     if span is None:
         return []
     key = _key(version, term.pk)

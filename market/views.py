@@ -263,7 +263,7 @@ def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
     history = stats.price_history(term=term, now=timezone.now())
     dividends = stats.dividend_days(term=term)
     since_listing, before_listing = stats.mention_counts(term=term)
-    weeks = trends.weekly_mentions(term=term)
+    weeks = trends.weekly_mentions(term=term, terms=str(facts["terms"]))
     listed_week = trends.listing_week(term)
     context = {
         "term": term,

@@ -295,12 +295,14 @@ def test_term_page_costs_a_fixed_number_of_queries(
             term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
         )
     # count_queries empties the cache, so the mention trend is counted afresh each time: its
-    # newest-listing check, the terms and one scan of the papers (once cached, only the check).
-    assert count_queries(client, "/market/kv-cache/") == few <= 10
+    # newest-listing check, the terms and one scan of the papers (once cached, only the check);
+    # and the page's facts.
+    assert count_queries(client, "/market/kv-cache/") == few <= 11
     client.login(username=trader.username, password=password)
     assert count_queries(client, "/market/kv-cache/") == few + 3  # session, user, trade box
-    # Kept until a figure changes: the reader's user row and their cash and holding.
-    assert count_warm_queries(client, "/market/kv-cache/") == 2
+    # Kept until a figure changes: the reader's user row, the page's facts and their cash and
+    # holding.
+    assert count_warm_queries(client, "/market/kv-cache/") == 3
 
 
 def test_signed_in_trader_sees_holding_and_cash(trader_client, trader, kv_cache):
