@@ -10,6 +10,8 @@ from django.urls import reverse
 
 from papers import search as search_module
 from papers.models import Category
+from papers.search import pages as search_pages
+from papers.search import query as search_query
 from tests.factories import list_paper, make_paper
 
 pytestmark = pytest.mark.django_db
@@ -364,8 +366,8 @@ def test_matches_are_marked_in_any_form_of_the_word_and_a_long_abstract_shows_wh
 def test_past_the_counted_limit_a_past_date_range_still_shows_its_newest_matches(
     client, monkeypatch, cs_dc
 ):
-    monkeypatch.setattr(search_module, "MAX_COUNTED", 2)
-    monkeypatch.setattr(search_module, "RECENT_PAPERS", 2)
+    monkeypatch.setattr(search_pages, "MAX_COUNTED", 2)
+    monkeypatch.setattr(search_query, "RECENT_PAPERS", 2)
     in_range = []
     for number in range(1, 5):
         paper = make_paper(arxiv_id=f"2601.{number:05d}", title=f"Gossip {number}")
@@ -384,8 +386,8 @@ def test_past_the_counted_limit_a_past_date_range_still_shows_its_newest_matches
 
 
 def test_past_the_counted_limit_the_newest_matches_are_ranked(client, monkeypatch):
-    monkeypatch.setattr(search_module, "MAX_COUNTED", 3)
-    monkeypatch.setattr(search_module, "RECENT_PAPERS", 5)
+    monkeypatch.setattr(search_pages, "MAX_COUNTED", 3)
+    monkeypatch.setattr(search_query, "RECENT_PAPERS", 5)
     old_title_match = make_paper(arxiv_id="2601.00001", title="Gossip first")
     for number in range(2, 6):
         make_paper(arxiv_id=f"2611.{number:05d}", title=f"Paper {number}", abstract="On gossip.")
