@@ -16,7 +16,7 @@ The modules, in the order a search flows through them:
 Other code imports the names below from ``papers.search``.
 """
 
-from .marks import headline_html, headline_text, mark_html
+from .marks import mark_html, mark_matches, mark_plain, mark_text
 from .pages import MAX_COUNTED, RESULTS_PER_PAGE, Results, results
 from .parse import MAX_QUERY_LENGTH, Query, SearchError, arxiv_id_in, parse
 from .query import (
@@ -42,10 +42,11 @@ __all__ = [
     "condition",
     "find_paper",
     "has_lexemes",
-    "headline_html",
-    "headline_text",
     "label_categories",
     "mark_html",
+    "mark_matches",
+    "mark_plain",
+    "mark_text",
     "matching",
     "new_matches",
     "parse",

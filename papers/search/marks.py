@@ -1,10 +1,18 @@
-"""Marking what matched in a result: the matched words of its title, authors and abstract in
-<mark>, and a snippet of where a long abstract matched."""
+"""Marking what matched in a result, in Python, for the few papers shown: the matched words of
+its title, authors and abstract in <mark>, and a snippet of where a long abstract matched.
+
+The one way words get marked, on /search/, in saved searches and digests, and in the
+misspelling fallback: PostgreSQL gives the query's lexemes (its own parse of what was typed:
+stems, negations, stop words dropped), or the fallback gives the similar words it found, and
+each text's words are stemmed here with the same Snowball stemmer (papers.search.words). A word
+is marked when its lexeme is one of them, in whatever form it is written ("Federation" for
+``federated``). ``ts_headline`` parsed and stemmed each result's whole abstract again on the
+server, a large share of a page's time.
+"""
 
 from __future__ import annotations
 
 import bisect
-import difflib
 import html
 import re
 from collections.abc import Iterable
@@ -14,124 +22,20 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from ..models import Paper
-from .words import fold, html_text, lexeme
+from .words import html_text, lexeme
 
-# ts_headline marks matches with these (private-use code points, absent from real text), so
-# the text around them can be escaped before they become <mark> elements.
-HEADLINE_START, HEADLINE_STOP = "\ue000", "\ue001"
-
-
-def marked_words(*headlines: str | None) -> set[str]:
-    """The words PostgreSQL marked in the headlines, as they are written in the text."""
-    words: set[str] = set()
-    for headline in headlines:
-        if headline:
-            words.update(re.findall(f"{HEADLINE_START}(.*?){HEADLINE_STOP}", headline, re.S))
-    return {word for word in words if word.strip()}
-
-
-def headline_text(headline: str | None, *, marker: str = "*") -> str:
-    """A headline as plain text (an email), the matches between markers: *gossip*."""
-    return (headline or "").replace(HEADLINE_START, marker).replace(HEADLINE_STOP, marker)
-
-
-def headline_html(headline: str | None) -> SafeString:
-    """A headline as HTML: the text escaped, the matches in <mark>."""
-    escaped = escape(headline or "")
-    return mark_safe(escaped.replace(HEADLINE_START, "<mark>").replace(HEADLINE_STOP, "</mark>"))  # noqa: S308
-
-
-def _words_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
-    words = sorted({w for w in words if w}, key=len, reverse=True)
-    if not words:
-        return None
-    alternatives = "|".join(re.escape(w) for w in words)
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
-
-
-def mark_text(text: str, words: Iterable[str]) -> SafeString:
-    """Plain text as HTML with each of the words in <mark>."""
-    pattern = _words_pattern(words)
-    return escape(text) if pattern is None else _marked(text, pattern)
-
-
-def _marked(text: str, pattern: re.Pattern[str]) -> SafeString:
-    parts, position = [], 0
-    for match in pattern.finditer(text):
-        parts += [escape(text[position : match.start()]), f"<mark>{escape(match[0])}</mark>"]
-        position = match.end()
-    parts.append(escape(text[position:]))
-    return mark_safe("".join(parts))  # noqa: S308 - every piece of text is escaped
-
-
-_TOKEN = re.compile(r"<[^>]*>|[^<]+")
-_TAG = re.compile(r"<(/?)([a-zA-Z][\w:-]*)")
-# Never marked inside: formulas and code (whose text is not words). Inside a link is fine: the
-# abstract's market terms are links, and a search for one marks it.
-_OPAQUE = {"math", "code"}
-
-
-def mark_html(markup: str, words: Iterable[str]) -> SafeString:
-    """Stored, sanitised HTML with each of the words in <mark>, outside formulas and links."""
-    return _marked_html(markup, _words_pattern(words))
-
-
-def _marked_html(markup: str, pattern: re.Pattern[str] | None) -> SafeString:
-    if pattern is None or not markup:
-        return mark_safe(markup)  # noqa: S308 - the input is the stored, sanitised HTML
-    out: list[str] = []
-    opaque = 0
-    for token in _TOKEN.findall(markup):
-        if token.startswith("<"):
-            tag = _TAG.match(token)
-            if tag and tag.group(2).lower() in _OPAQUE and not token.endswith("/>"):
-                opaque += -1 if tag.group(1) else 1
-            out.append(token)
-        elif opaque > 0:
-            out.append(token)
-        else:
-            out.append(_marked(html.unescape(token), pattern))
-    return mark_safe("".join(out))  # noqa: S308 - tags as stored, text escaped by mark_text
-
-
-@dataclass
-class Marks:
-    """What a result shows marked: its title, short authors, abstract and a snippet."""
-
-    title: SafeString
-    authors: SafeString
-    snippet: SafeString | None = None
-    words: set[str] = field(default_factory=set)
-
-
-def marks_for(paper: Paper) -> Marks:
-    """Marks from the headlines ``ranked()`` annotated on the paper."""
-    title_headline = getattr(paper, "title_headline", None)
-    authors_headline = getattr(paper, "authors_headline", None)
-    abstract_headline = getattr(paper, "abstract_headline", None)
-    words = marked_words(title_headline, authors_headline, abstract_headline)
-    snippet = (
-        headline_html(abstract_headline) if HEADLINE_START in (abstract_headline or "") else None
-    )
-    return Marks(
-        title=mark_html(paper.title_html or escape(paper.title), words),
-        authors=mark_text(paper.short_authors, words),
-        snippet=snippet,
-        words=words,
-    )
-
-
-# Marks without ts_headline: PostgreSQL gives the query's lexemes (its own parse of what was
-# typed: stems, negations, stop words dropped), and the page's few texts are matched here with
-# the same Snowball stemmer. ts_headline parsed and stemmed each result's whole abstract again
-# on the server, a large share of a page's time.
+SNIPPET_WORDS = 30
+SNIPPET_FRAGMENTS = 2
 
 _WORD = re.compile(r"\w+")
 # A lexeme of the text form of a tsquery ('...', a quote inside doubled, weights after a colon),
 # a negation, a parenthesis.
 _TSQUERY_PART = re.compile(r"'((?:[^']|'')*)'(?::[*A-D]+)?|!|\(|\)")
-SNIPPET_WORDS = 30
-SNIPPET_FRAGMENTS = 2
+_TOKEN = re.compile(r"<[^>]*>|[^<]+")
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w:-]*)")
+# Never marked inside: formulas and code (whose text is not words). Inside a link is fine: the
+# abstract's market terms are links, and a search for one marks it.
+_OPAQUE = {"math", "code"}
 
 
 def query_lexemes(text: str | None) -> frozenset[str]:
@@ -156,6 +60,11 @@ def query_lexemes(text: str | None) -> frozenset[str]:
     return frozenset(found)
 
 
+def word_lexemes(words: Iterable[str]) -> frozenset[str]:
+    """The lexemes of words as written, e.g. the fallback's similar words ("lamport")."""
+    return frozenset(lexeme(word) for word in words if word)
+
+
 def _candidates(lexemes: frozenset[str]) -> re.Pattern[str]:
     """The words that may stem to one of the lexemes, for a first cut before stemming: a
     Snowball stem is the word's beginning, bar its last letter ("studi" from "study").
@@ -168,9 +77,9 @@ def _candidates(lexemes: frozenset[str]) -> re.Pattern[str]:
 def _found(
     text: str, lexemes: frozenset[str], candidates: re.Pattern[str] | None
 ) -> tuple[set[str], list[int]]:
-    """The words of the text, as written, that the query's lexemes match, and the offsets
-    where they occur. ``candidates`` (from _candidates) spares stemming most words of an
-    unaccented text (whose lowercase keeps every offset)."""
+    """The words of the text, as written, that the lexemes match, and the offsets where they
+    occur. ``candidates`` (from _candidates) spares stemming most words of an unaccented text
+    (whose lowercase keeps every offset)."""
     words: set[str] = set()
     offsets: list[int] = []
     if not lexemes or not text:
@@ -187,26 +96,113 @@ def _found(
     return words, offsets
 
 
-def matching_words(
-    text: str, lexemes: frozenset[str], candidates: re.Pattern[str] | None = None
-) -> set[str]:
-    """The words of the text, as written, that the query's lexemes match."""
-    return _found(text, lexemes, candidates)[0]
+@dataclass
+class Marks:
+    """What a result shows marked: its title, short authors, abstract and a snippet."""
+
+    title: SafeString
+    authors: SafeString
+    snippet: SafeString | None = None
+    words: set[str] = field(default_factory=set)
 
 
-def snippet(text: str, words: set[str]) -> SafeString | None:
-    """Up to SNIPPET_FRAGMENTS passages of SNIPPET_WORDS words of the text, those with the
-    most matched words, in text order, joined by " … ", the words in <mark>; None without
-    any match (as ts_headline's fragments)."""
-    text = " ".join(text.split())
+def matches_for(
+    paper: Paper, lexemes: frozenset[str], candidates: re.Pattern[str] | None = None
+) -> Marks:
+    """Marks of a result from lexemes (see query_lexemes and word_lexemes)."""
+    title = html_text(paper.title_html) if paper.title_html else paper.title
+    # One space apart, as _snippet reads it.
+    abstract = html_text(paper.abstract_html) if paper.abstract_html else paper.abstract
+    abstract = " ".join(abstract.split())
+    in_abstract, offsets = _found(abstract, lexemes, candidates)
+    words = _found(title, lexemes, candidates)[0]
+    words |= _found(paper.authors_text, lexemes, candidates)[0] | in_abstract
+    pattern = _words_pattern(words)  # one pattern for the paper's three texts
+    return Marks(
+        title=_marked_html(paper.title_html or escape(paper.title), pattern),
+        authors=_marked(paper.short_authors, pattern) if pattern else escape(paper.short_authors),
+        snippet=_snippet(abstract, pattern, offsets),
+        words=words,
+    )
+
+
+def mark_matches(papers: Iterable[Paper], *, lexemes: frozenset[str] | None = None) -> None:
+    """Set ``search_title``, ``search_authors``, ``search_snippet`` and ``search_words`` (for
+    the abstract, marked in the template after its market terms) on each paper, for
+    templates/includes/paper_item.html.
+
+    The words marked are those of ``lexemes`` when given (the fallback's similar words), else
+    of the query PostgreSQL parsed for each paper (``search_query``, annotated by ranked()
+    and new_matches())."""
+    parsed: dict[str | None, tuple[frozenset[str], re.Pattern[str] | None]] = {}
+    for paper in papers:
+        text = None if lexemes is not None else getattr(paper, "search_query", None)
+        if text not in parsed:  # the same query on every paper of a page
+            wanted = lexemes if lexemes is not None else query_lexemes(text)
+            parsed[text] = (wanted, _candidates(wanted) if wanted else None)
+        marks = matches_for(paper, *parsed[text])
+        paper.search_title = marks.title
+        paper.search_authors = marks.authors
+        paper.search_snippet = marks.snippet
+        paper.search_words = sorted(marks.words)
+
+
+def _words_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    words = sorted({w for w in words if w}, key=len, reverse=True)
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def mark_text(text: str, words: Iterable[str]) -> SafeString:
+    """Plain text as HTML with each of the words in <mark>."""
     pattern = _words_pattern(words)
-    offsets = [match.start() for match in pattern.finditer(text)] if pattern else []
-    return _snippet(text, pattern, offsets)
+    return escape(text) if pattern is None else _marked(text, pattern)
+
+
+def mark_plain(text: str, words: Iterable[str], *, marker: str = "*") -> str:
+    """Plain text with each of the words between markers, for an e-mail: *gossip*."""
+    pattern = _words_pattern(words)
+    return text if pattern is None else pattern.sub(lambda m: f"{marker}{m[0]}{marker}", text)
+
+
+def _marked(text: str, pattern: re.Pattern[str]) -> SafeString:
+    parts, position = [], 0
+    for match in pattern.finditer(text):
+        parts += [escape(text[position : match.start()]), f"<mark>{escape(match[0])}</mark>"]
+        position = match.end()
+    parts.append(escape(text[position:]))
+    return mark_safe("".join(parts))  # noqa: S308 - every piece of text is escaped
+
+
+def mark_html(markup: str, words: Iterable[str]) -> SafeString:
+    """Stored, sanitised HTML with each of the words in <mark>, outside formulas and code."""
+    return _marked_html(markup, _words_pattern(words))
+
+
+def _marked_html(markup: str, pattern: re.Pattern[str] | None) -> SafeString:
+    if pattern is None or not markup:
+        return mark_safe(markup)  # noqa: S308 - the input is the stored, sanitised HTML
+    out: list[str] = []
+    opaque = 0
+    for token in _TOKEN.findall(markup):
+        if token.startswith("<"):
+            tag = _TAG.match(token)
+            if tag and tag.group(2).lower() in _OPAQUE and not token.endswith("/>"):
+                opaque += -1 if tag.group(1) else 1
+            out.append(token)
+        elif opaque > 0:
+            out.append(token)
+        else:
+            out.append(_marked(html.unescape(token), pattern))
+    return mark_safe("".join(out))  # noqa: S308 - tags as stored, text escaped by _marked
 
 
 def _snippet(text: str, pattern: re.Pattern[str] | None, offsets: list[int]) -> SafeString | None:
-    """snippet() of a text whose words are one space apart, from the offsets of its matches
-    and the pattern that marks them."""
+    """Up to SNIPPET_FRAGMENTS passages of SNIPPET_WORDS words of the text (its words one
+    space apart), those with the most matches (at ``offsets``), in text order, joined by
+    " … ", the words of ``pattern`` in <mark>; None without any match."""
     if pattern is None or not offsets:
         return None
     # The index of the word each match is in.
@@ -231,68 +227,3 @@ def _snippet(text: str, pattern: re.Pattern[str] | None, offsets: list[int]) -> 
     return mark_safe(  # noqa: S308 - _marked escapes every piece of text
         " … ".join(_marked(" ".join(tokens[start:end]), pattern) for start, end in sorted(chosen))
     )
-
-
-def matches_for(
-    paper: Paper, lexemes: frozenset[str], candidates: re.Pattern[str] | None = None
-) -> Marks:
-    """Marks of a result from the query's lexemes (see query_lexemes)."""
-    title = html_text(paper.title_html) if paper.title_html else paper.title
-    # One space apart, as _snippet reads it.
-    abstract = html_text(paper.abstract_html) if paper.abstract_html else paper.abstract
-    abstract = " ".join(abstract.split())
-    in_abstract, offsets = _found(abstract, lexemes, candidates)
-    words = matching_words(title, lexemes, candidates)
-    words |= matching_words(paper.authors_text, lexemes, candidates) | in_abstract
-    pattern = _words_pattern(words)  # one pattern for the paper's three texts
-    return Marks(
-        title=_marked_html(paper.title_html or escape(paper.title), pattern),
-        authors=_marked(paper.short_authors, pattern) if pattern else escape(paper.short_authors),
-        snippet=_snippet(abstract, pattern, offsets),
-        words=words,
-    )
-
-
-def mark_matches(papers: Iterable[Paper]) -> None:
-    """As mark(), for papers from ranked(): marks from the query PostgreSQL parsed
-    (``search_query``), computed here for the page's papers only."""
-    parsed: dict[str | None, tuple[frozenset[str], re.Pattern[str] | None]] = {}
-    for paper in papers:
-        text = getattr(paper, "search_query", None)
-        if text not in parsed:  # the same query on every paper of a page
-            lexemes = query_lexemes(text)
-            parsed[text] = (lexemes, _candidates(lexemes) if lexemes else None)
-        marks = matches_for(paper, *parsed[text])
-        paper.search_title = marks.title
-        paper.search_authors = marks.authors
-        paper.search_snippet = marks.snippet
-        paper.search_words = sorted(marks.words)
-
-
-def mark_similar(papers: Iterable[Paper], text: str) -> None:
-    """Mark, in the fallback's results, the words of names and titles that resemble the
-    query's words ("Lamport" for "Lamprt"): PostgreSQL marks only exact matches."""
-    wanted = [fold(word) for word in re.findall(r"\w+", text) if len(word) > 2]
-    for paper in papers:
-        words = {
-            word
-            for word in re.findall(r"\w+", f"{paper.short_authors} {paper.title_text}")
-            if any(
-                difflib.SequenceMatcher(None, fold(word), target).ratio() >= 0.75
-                for target in wanted
-            )
-        }
-        paper.search_title = mark_html(paper.title_html or escape(paper.title), words)
-        paper.search_authors = mark_text(paper.short_authors, words)
-
-
-def mark(papers: Iterable[Paper]) -> None:
-    """Set ``search_title``, ``search_authors``, ``search_snippet`` and ``search_words`` (for
-    the abstract, marked in the template after its market terms) on each paper, for
-    templates/includes/paper_item.html."""
-    for paper in papers:
-        marks = marks_for(paper)
-        paper.search_title = marks.title
-        paper.search_authors = marks.authors
-        paper.search_snippet = marks.snippet
-        paper.search_words = sorted(marks.words)

@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.utils.functional import cached_property
 
 from ..models import Paper
-from .marks import mark_matches, mark_similar
+from .marks import mark_matches, word_lexemes
 from .parse import Query
 from .query import has_lexemes, matching, narrowed_to_recent, ranked
 from .similar import similar_papers, similar_words
@@ -93,5 +93,7 @@ def _similar_results(query: Query, *, page: str | int | None) -> Results | None:
             papers = papers.filter(arxiv_id__gte=oldest)
     current = _CappedPaginator(papers, RESULTS_PER_PAGE, found=found).get_page(page)
     current.object_list = list(current.object_list)
-    mark_similar(current.object_list, query.fallback_text())
+    # The similar words are what matched: marked in every form, as a query's words are.
+    found_words = word_lexemes(word for alike in words.values() for word in alike)
+    mark_matches(current.object_list, lexemes=found_words)
     return Results(page=current, found=found, similar=True)

@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchQuery, SearchQueryCombinable, SearchRank
 from django.db import connection
 from django.db.models import (
     BooleanField,
@@ -34,7 +34,7 @@ from django.db.models.functions import Cast
 
 from .. import fulltext
 from ..models import Category, Listing, Paper
-from .marks import HEADLINE_START, HEADLINE_STOP, mark
+from .marks import mark_matches
 from .parse import Query
 
 # Past MAX_COUNTED matches (papers.search.pages), ranking looks at the matches among this many
@@ -56,7 +56,7 @@ def tsquery(text: str) -> SearchQuery:
     return SearchQuery(text, config=fulltext.CONFIG, search_type="websearch")
 
 
-def _combined(query: Query) -> SearchQuery | fulltext.WeightedQuery | None:
+def _combined(query: Query) -> SearchQueryCombinable | None:
     """One tsquery for the whole query: every part, prefixed parts labelled with the weight of
     their field (title A, authors B, abstract C)."""
     combined = None
@@ -204,25 +204,6 @@ def narrowed_to_recent(query: Query) -> tuple[Query, str | None]:
     return query, (oldest[0] if oldest else None)
 
 
-def annotate_headlines(papers: QuerySet[Paper], combined: SearchQuery) -> QuerySet[Paper]:
-    options = {"config": fulltext.CONFIG, "start_sel": HEADLINE_START, "stop_sel": HEADLINE_STOP}
-    return papers.annotate(
-        title_headline=SearchHeadline(
-            fulltext.SearchText(F("title_html")), combined, highlight_all=True, **options
-        ),
-        authors_headline=SearchHeadline("authors_text", combined, highlight_all=True, **options),
-        abstract_headline=SearchHeadline(
-            fulltext.SearchText(F("abstract_html")),
-            combined,
-            max_fragments=2,
-            max_words=30,
-            min_words=12,
-            fragment_delimiter=" … ",
-            **options,
-        ),
-    )
-
-
 def has_lexemes(text: str) -> bool:
     """Whether the words leave anything to search for once stop words are dropped."""
     with connection.cursor() as cursor:
@@ -267,15 +248,15 @@ def new_matches(
     of the queries, newest first, each once: what saved searches bring to a reader.
 
     Each paper gets ``announced`` (its first announcement), ``matched_queries`` (indexes into
-    ``queries``), the marks of mark() and the label of label_categories(). One query for the
-    papers, whatever the number of queries: their conditions are OR-ed, each one's result is a
-    column, and PostgreSQL marks the words of all of them.
+    ``queries``), the marks of mark_matches() and the label of label_categories(). One query
+    for the papers, whatever the number of queries: their conditions are OR-ed, each one's
+    result is a column, and the words of all of them are marked.
     """
     if not any(query.has_text for query in queries):
         return []
     any_query = Q()
     flags = {}
-    combined: SearchQuery | None = None
+    combined: SearchQueryCombinable | None = None
     for i, query in enumerate(queries):
         if not query.has_text:  # filters alone would bring every paper of a category
             flags[f"matched_{i}"] = Value(False)
@@ -294,12 +275,18 @@ def new_matches(
         Paper.objects.filter(hidden=False)
         .filter(_first_announced_in(since=since, until=until))
         .filter(any_query)
-        .annotate(**flags, announced=Subquery(first))
+        .defer(*UNSHOWN)
+        .annotate(
+            **flags,
+            announced=Subquery(first),
+            # The queries as PostgreSQL parsed them, for mark_matches().
+            search_query=Cast(combined, TextField()),
+        )
         .order_by("-announced", "arxiv_id")
     )
-    papers = list(annotate_headlines(papers, combined)[:limit])
+    papers = list(papers[:limit])
     for paper in papers:
         paper.matched_queries = [i for i in range(len(queries)) if getattr(paper, f"matched_{i}")]
-    mark(papers)
+    mark_matches(papers)
     label_categories(papers)
     return papers
