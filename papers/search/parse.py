@@ -27,6 +27,9 @@ _ARXIV_ID = re.compile(
     )\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
+# A quoted phrase of the websearch syntax, with the "-" that excludes it; an unclosed quote runs
+# to the end, as websearch_to_tsquery reads it.
+_PHRASE = re.compile(r'(?:(?<!\S)(-))?"([^"]*)(?:"|$)')
 # Characters no search needs and PostgreSQL cannot take (NUL) or that only hide text.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
@@ -55,6 +58,21 @@ class Query:
         for values, weight in ((self.titles, "a"), (self.authors, "b"), (self.abstracts, "c")):
             parts.extend((value, weight) for value in values)
         return parts
+
+    def exact_phrases(self) -> list[tuple[str, str | None]]:
+        """The quoted phrases the reader asks for (not those excluded with ``-``), their words
+        one space apart, each with the part it is restricted to ("a" the title, "c" the
+        abstract, None either), for ranking the papers that have them word for word first.
+        Names are left out: a byline writes "Lamport, Leslie" as often as "Leslie Lamport"."""
+        phrases: list[tuple[str, str | None]] = []
+        for text, weight in self.text_parts():
+            if weight == "b":
+                continue
+            for match in _PHRASE.finditer(text):
+                words = " ".join(match.group(2).split())
+                if words and not match.group(1):
+                    phrases.append((words, weight))
+        return phrases
 
     @property
     def plain_words(self) -> str:

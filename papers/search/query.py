@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
+import operator
+import re
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 
@@ -17,10 +20,12 @@ from django.contrib.postgres.search import SearchQuery, SearchQueryCombinable, S
 from django.db import connection
 from django.db.models import (
     BooleanField,
+    Case,
     Exists,
     ExpressionWrapper,
     F,
     Func,
+    IntegerField,
     Min,
     OuterRef,
     Q,
@@ -28,8 +33,9 @@ from django.db.models import (
     Subquery,
     TextField,
     Value,
+    When,
 )
-from django.db.models.expressions import RawSQL
+from django.db.models.expressions import Combinable, RawSQL
 from django.db.models.functions import Cast
 
 from .. import fulltext
@@ -40,6 +46,9 @@ from .parse import Query
 # Past MAX_COUNTED matches (papers.search.pages), ranking looks at the matches among this many
 # newest papers.
 RECENT_PAPERS = 5_000
+# Quoted phrases that get a ranking term each (see _exact_phrases): each is a regular expression
+# over the title and abstract of every match, and 300 characters can quote a hundred phrases.
+MAX_EXACT_PHRASES = 3
 # Columns a page of results never shows: the search vector alone is a few kilobytes a paper.
 UNSHOWN = ("search_vector",)
 
@@ -153,6 +162,7 @@ def ranked(
     words has thousands of candidates for a few matches).
     """
     combined = _combined(query)
+    exact = _exact_phrases(query)
     if among is not None:
         papers = Paper.objects.filter(
             RawSQL(f'"{Paper._meta.db_table}"."id" = ANY(%s)', (list(among),), BooleanField())
@@ -168,15 +178,49 @@ def ranked(
         papers = matching(query)
         if oldest:
             papers = papers.filter(arxiv_id__gte=oldest)
-    return (
-        papers.defer(*UNSHOWN)
-        .annotate(
-            rank=SearchRank(F("search_vector"), combined),
-            # The query as PostgreSQL parsed it (stems, negations), for mark_matches().
-            search_query=Cast(combined, TextField()),
-        )
-        .order_by(F("rank").desc(), F("arxiv_id").desc())
+    papers = papers.defer(*UNSHOWN).annotate(
+        rank=SearchRank(F("search_vector"), combined),
+        # The query as PostgreSQL parsed it (stems, negations), for mark_matches().
+        search_query=Cast(combined, TextField()),
     )
+    if exact is None:
+        return papers.order_by(F("rank").desc(), F("arxiv_id").desc())
+    return papers.annotate(exact=exact).order_by(
+        F("exact").desc(), F("rank").desc(), F("arxiv_id").desc()
+    )
+
+
+def _exact_phrases(query: Query) -> Combinable | None:
+    """How many of the query's quoted phrases a paper has word for word, case aside, in its
+    title or abstract (or the one part a ``ti:`` or ``abs:`` phrase names); None without
+    phrases. ranked() orders by it before ts_rank: ``websearch_to_tsquery`` finds a phrase
+    by stems and positions, so "An Agentic System for" ('agent' <-> 'system') matches
+    "Multi-Agent Systems" too, and ts_rank may well prefer that paper.
+
+    Read on the plain columns (the TeX as arXiv sends it, which is the text itself but for
+    the odd macro; the typeset HTML would have to be turned to text on every row). It is only
+    in the ORDER BY, so PostgreSQL evaluates it on the rows that already matched the tsquery
+    (or among their ids), never on the table."""
+    terms = []
+    for phrase, part in query.exact_phrases()[:MAX_EXACT_PHRASES]:
+        pattern = _phrase_pattern(phrase)
+        in_title, in_abstract = Q(title__iregex=pattern), Q(abstract__iregex=pattern)
+        where = {"a": in_title, "c": in_abstract}.get(part or "", in_title | in_abstract)
+        terms.append(
+            Case(When(where, then=Value(1)), default=Value(0), output_field=IntegerField())
+        )
+    return functools.reduce(operator.add, terms) if terms else None
+
+
+def _phrase_pattern(phrase: str) -> str:
+    """A PostgreSQL regular expression for the phrase's words, in order, as whole words, with
+    any whitespace between them (arXiv wraps a title or abstract anywhere). Python's
+    re.escape puts a backslash only before punctuation, which PostgreSQL reads as the
+    character itself."""
+    pattern = r"\s+".join(re.escape(word) for word in phrase.split())
+    start = r"\m" if re.match(r"\w", phrase) else ""  # \m and \M: a word's start and end
+    end = r"\M" if re.search(r"\w$", phrase) else ""
+    return f"{start}{pattern}{end}"
 
 
 def narrowed_to_recent(query: Query) -> tuple[Query, str | None]:
