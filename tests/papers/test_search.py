@@ -407,6 +407,19 @@ def test_matches_are_marked_in_any_form_of_the_word_and_a_long_abstract_shows_wh
     assert "<mark>blockchain</mark>" not in either.content.decode()
 
 
+def test_a_snippet_reads_formulas_as_they_are_written(client):
+    filler = " ".join(["Nodes exchange messages in rounds and keep local state."] * 12)
+    make_paper(
+        title="Constant-time lookups",
+        abstract=f"{filler} A lookup in our hashing scheme takes $O(1)$ time and "
+        r"$O(n \log n)$ space, with $n = 10^{6}$ keys and $x_i$-th entries.",
+    )
+
+    snippet = Page.of(search(client, "hashing")).one("p", cls="paper__snippet").text
+
+    assert "takes O(1) time and O(n log n) space, with n = 10⁶ keys and x_i-th entries" in snippet
+
+
 def test_past_the_counted_limit_a_past_date_range_still_shows_its_newest_matches(
     client, monkeypatch, cs_dc
 ):
