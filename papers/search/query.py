@@ -200,7 +200,10 @@ def _exact_phrases(query: Query) -> Combinable | None:
     Read on the plain columns (the TeX as arXiv sends it, which is the text itself but for
     the odd macro; the typeset HTML would have to be turned to text on every row). It is only
     in the ORDER BY, so PostgreSQL evaluates it on the rows that already matched the tsquery
-    (or among their ids), never on the table."""
+    (or among their ids), never on the table. It costs some 20 µs a row all the same
+    (decompressing the abstract, the case-blind regular expression): the page query for a
+    quoted word with 690 matches took 17 ms, against 3 ms unquoted (bench/search.py, 2,000
+    papers); MAX_COUNTED bounds the rows."""
     terms = []
     for phrase, part in query.exact_phrases()[:MAX_EXACT_PHRASES]:
         pattern = _phrase_pattern(phrase)
