@@ -302,7 +302,7 @@ def new_matches(
     if not any(query.has_text for query in queries):
         return []
     any_query = Q()
-    flags = {}
+    flags: dict[str, Value | ExpressionWrapper] = {}
     combined: SearchQueryCombinable | None = None
     for i, query in enumerate(queries):
         if not query.has_text:  # filters alone would bring every paper of a category
