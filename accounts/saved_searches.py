@@ -16,7 +16,6 @@ from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models import Max, Q
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils.safestring import SafeString
 
 from papers import search
@@ -126,13 +125,8 @@ def saved_search_matches(
             paper=paper,
             date=paper.announced,
             searches=[searches[i][0] for i in paper.matched_queries],
-            title_text=(
-                search.headline_text(getattr(paper, "title_headline", None)) or paper.title_text
-            ),
-            title_marked=(
-                search.headline_html(getattr(paper, "title_headline", None))
-                or escape(paper.title_text)
-            ),
+            title_text=search.mark_plain(paper.title_text, paper.search_words),
+            title_marked=search.mark_text(paper.title_text, paper.search_words),
         )
         for paper in papers
     ]

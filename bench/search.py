@@ -6,10 +6,10 @@ from a Zipf-distributed vocabulary, a third with a formula, one to three categor
 listing each over five years) into a scratch database with COPY, builds the search indexes,
 then runs 1,000 queries mixing single words, several words, quoted phrases, exclusions, author
 names (bare, ``au:``, misspelled), ``ti:`` and category and date filters. For each it times
-``papers.search.results()`` (the count, the ranked page with its headlines, the marks) and the
-whole /search/ page through Django's test client, and prints p50/p95/p99 for both, the sizes
-of the table and indexes, EXPLAIN ANALYZE of the page query for a word and an author, and the
-page's query count. Goal: p95 <= 50 ms.
+``papers.search.results()`` (the count, the ranked page, the marks) and the whole /search/
+page through Django's test client, and prints p50/p95/p99 for both, the sizes of the table and
+indexes, EXPLAIN ANALYZE of the page query for a word and an author, and the page's query
+count. Goal: p95 <= 50 ms.
 
     .venv/bin/python bench/search.py [--papers 300000] [--queries 1000] [--reuse]
 

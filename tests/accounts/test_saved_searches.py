@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pytest
 from django.core import mail
@@ -20,6 +19,7 @@ from accounts.saved_searches import (
 )
 from papers.models import Category
 from tests.factories import list_paper, make_paper
+from tests.html import Page
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +34,7 @@ def announce(title: str, *, category, date=TUESDAY, authors=("Ada Lovelace",), *
 
 
 def result_ids(response) -> list[str]:
-    return re.findall(r'<li class="paper" id="([^"]+)"', response.content.decode())
+    return Page.of(response).ids("li", cls="paper")
 
 
 @pytest.fixture

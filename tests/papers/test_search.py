@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pytest
 from django.urls import reverse
 
 from papers import search as search_module
 from papers.models import Category
+from papers.search import pages as search_pages
+from papers.search import query as search_query
 from tests.factories import list_paper, make_paper
+from tests.html import Page
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +25,7 @@ def search(client, q: str = "", **params):
 
 def result_ids(response) -> list[str]:
     """arXiv ids of the results, in page order."""
-    return re.findall(r'<li class="paper" id="([^"]+)"', response.content.decode())
+    return Page.of(response).ids("li", cls="paper")
 
 
 def test_every_page_has_the_search_box(client, cs_dc):
@@ -80,6 +82,36 @@ def test_phrases_and_exclusion(client):
         scattered.arxiv_id,
         blockchain.arxiv_id,
     }
+
+
+def test_a_quoted_phrase_ranks_its_exact_words_first(client):
+    # Both match 'agent' <-> 'system'; only one has the words as typed, in that order.
+    exact = make_paper(
+        arxiv_id="2611.00014",
+        title="LOCAA: An Agentic System for Automated Lossy Compressor Tuning",
+        abstract="Compressor settings are tuned for each data set.",
+    )
+    by_stems = make_paper(
+        arxiv_id="2611.00015",
+        title="EdgeAgent: Scheduling Multi-Agent Systems on the Edge",
+        abstract="Multi-agent systems, and the agent systems within them, share edge devices.",
+    )
+
+    assert result_ids(search(client, '"An Agentic System for"')) == [
+        exact.arxiv_id,
+        by_stems.arxiv_id,
+    ]
+    # Case and spacing as typed do not matter; the phrase's words must be whole words.
+    assert result_ids(search(client, '"an  AGENTIC system"')) == [
+        exact.arxiv_id,
+        by_stems.arxiv_id,
+    ]
+    assert result_ids(search(client, 'ti:"agentic system"')) == [
+        exact.arxiv_id,
+        by_stems.arxiv_id,
+    ]
+    # Unquoted words rank by stems alone: the paper saying them most comes first.
+    assert result_ids(search(client, "agentic system")) == [by_stems.arxiv_id, exact.arxiv_id]
 
 
 def test_author_title_and_abstract_prefixes(client):
@@ -278,7 +310,20 @@ def test_bad_input_gets_a_clear_message(client, params, message):
 
 @pytest.mark.parametrize(
     "q",
-    ['"unclosed', "-", "or or or", "!!! && || :* <->", "a:b", "'; drop table", "\\frac{", "((("],
+    [
+        '"unclosed',
+        "-",
+        "or or or",
+        "!!! && || :* <->",
+        "a:b",
+        "'; drop table",
+        "\\frac{",
+        "(((",
+        # Quoted phrases become regular expressions for ranking: their syntax is only text.
+        '"consensus (a+)+$ [x \\m\\1 ***:"',
+        '"***=consensus" "(?i)x" ""',
+        '"consensus(?i)" "(consensus"',
+    ],
 )
 def test_odd_syntax_never_fails(client, q):
     make_paper(title="Consensus")
@@ -349,12 +394,13 @@ def test_matches_are_marked_in_any_form_of_the_word_and_a_long_abstract_shows_wh
         abstract=f"{filler} Federated training then converges without any blockchain.",
     )
 
-    page = search(client, "federated -ledger").content.decode()
+    response = search(client, "federated -ledger")
 
-    assert result_ids(search(client, "federated -ledger")) == [paper.arxiv_id]
-    assert "<mark>Federation</mark> of clusters" in page
-    snippet = re.search(r'<p class="paper__snippet">(.*?)</p>', page, re.S)
-    assert snippet and "<mark>Federated</mark> training then converges" in snippet.group(1)
+    assert result_ids(response) == [paper.arxiv_id]
+    assert "<mark>Federation</mark> of clusters" in response.content.decode()
+    snippet = Page.of(response).one("p", cls="paper__snippet")
+    assert "Federated training then converges" in snippet.text
+    assert [mark.text for mark in snippet.select("mark")] == ["Federated"]
     # A word the query excludes is not marked, where the paper matches all the same.
     either = search(client, "federated or -blockchain")
     assert result_ids(either) == [paper.arxiv_id]
@@ -362,11 +408,24 @@ def test_matches_are_marked_in_any_form_of_the_word_and_a_long_abstract_shows_wh
     assert "<mark>blockchain</mark>" not in either.content.decode()
 
 
+def test_a_snippet_reads_formulas_as_they_are_written(client):
+    filler = " ".join(["Nodes exchange messages in rounds and keep local state."] * 12)
+    make_paper(
+        title="Constant-time lookups",
+        abstract=f"{filler} A lookup in our hashing scheme takes $O(1)$ time and "
+        r"$O(n \log n)$ space, with $n = 10^{6}$ keys and $x_i$-th entries.",
+    )
+
+    snippet = Page.of(search(client, "hashing")).one("p", cls="paper__snippet").text
+
+    assert "takes O(1) time and O(n log n) space, with n = 10⁶ keys and x_i-th entries" in snippet
+
+
 def test_past_the_counted_limit_a_past_date_range_still_shows_its_newest_matches(
     client, monkeypatch, cs_dc
 ):
-    monkeypatch.setattr(search_module, "MAX_COUNTED", 2)
-    monkeypatch.setattr(search_module, "RECENT_PAPERS", 2)
+    monkeypatch.setattr(search_pages, "MAX_COUNTED", 2)
+    monkeypatch.setattr(search_query, "RECENT_PAPERS", 2)
     in_range = []
     for number in range(1, 5):
         paper = make_paper(arxiv_id=f"2601.{number:05d}", title=f"Gossip {number}")
@@ -385,8 +444,8 @@ def test_past_the_counted_limit_a_past_date_range_still_shows_its_newest_matches
 
 
 def test_past_the_counted_limit_the_newest_matches_are_ranked(client, monkeypatch):
-    monkeypatch.setattr(search_module, "MAX_COUNTED", 3)
-    monkeypatch.setattr(search_module, "RECENT_PAPERS", 5)
+    monkeypatch.setattr(search_pages, "MAX_COUNTED", 3)
+    monkeypatch.setattr(search_query, "RECENT_PAPERS", 5)
     old_title_match = make_paper(arxiv_id="2601.00001", title="Gossip first")
     for number in range(2, 6):
         make_paper(arxiv_id=f"2611.{number:05d}", title=f"Paper {number}", abstract="On gossip.")

@@ -1,0 +1,339 @@
+"""The QuerySets that answer a Query: which papers match (``matching``, ``condition``), in what
+order (``ranked``), and which are new for saved searches (``new_matches``).
+
+The words go to PostgreSQL's ``websearch_to_tsquery`` (phrases in quotes, ``-word``, ``or``),
+which accepts any text without a syntax error, against the stored search vector (title A,
+authors B, abstract C; see papers.fulltext), answered by its GIN index.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import operator
+import re
+from collections.abc import Iterable, Sequence
+from types import SimpleNamespace
+
+from django.contrib.postgres.search import SearchQuery, SearchQueryCombinable, SearchRank
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    Case,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Func,
+    IntegerField,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.expressions import Combinable, RawSQL
+from django.db.models.functions import Cast
+
+from .. import fulltext
+from ..models import Category, Listing, Paper
+from .marks import mark_matches
+from .parse import Query
+
+# Past MAX_COUNTED matches (papers.search.pages), ranking looks at the matches among this many
+# newest papers.
+RECENT_PAPERS = 5_000
+# Quoted phrases that get a ranking term each (see _exact_phrases): each is a regular expression
+# over the title and abstract of every match, and 300 characters can quote a hundred phrases.
+MAX_EXACT_PHRASES = 3
+# Columns a page of results never shows: the search vector alone is a few kilobytes a paper.
+UNSHOWN = ("search_vector",)
+
+
+class Matches(Func):
+    """``vector @@ query``, usable inside filters and conditional expressions."""
+
+    arg_joiner = " @@ "
+    template = "(%(expressions)s)"
+    output_field = BooleanField()
+
+
+def tsquery(text: str) -> SearchQuery:
+    return SearchQuery(text, config=fulltext.CONFIG, search_type="websearch")
+
+
+def _combined(query: Query) -> SearchQueryCombinable | None:
+    """One tsquery for the whole query: every part, prefixed parts labelled with the weight of
+    their field (title A, authors B, abstract C)."""
+    combined = None
+    for text, weight in query.text_parts():
+        part = tsquery(text)
+        if weight:
+            part = fulltext.WeightedQuery(part, weight=weight.upper())
+        combined = part if combined is None else combined & part
+    return combined
+
+
+def match_condition(query: Query) -> Q | None:
+    """The text condition of a query on papers, answered by the GIN indexes: one ``@@`` on
+    the search vector for the words, names and abstract words, and one on the title index
+    for each ``ti:`` part (the search vector's index cannot tell a title word from the same
+    word in an abstract, and would recheck every paper that has it anywhere)."""
+    condition = None
+    rest = None
+    for text, weight in query.text_parts():
+        if weight == "a":
+            part = Q(Matches(fulltext.title_vector(), tsquery(text)))
+            condition = part if condition is None else condition & part
+        else:
+            part = tsquery(text)
+            if weight:
+                part = fulltext.WeightedQuery(part, weight=weight.upper())
+            rest = part if rest is None else rest & part
+    if rest is not None and condition is not None:
+        # With ti: parts, the title index narrows the candidates and the other words are
+        # checked on each of them: a title has some ten words against an abstract's two
+        # hundred, so a title word is far rarer than the same word anywhere, and intersecting
+        # the title index with a common word's 100,000 entries cost more than all the rest.
+        # (COALESCE hides the column from the planner: an index on it no longer applies.)
+        vector = Func(F("search_vector"), Value(""), function="COALESCE")
+        condition &= Q(Matches(vector, rest))
+    elif rest is not None:
+        condition = Q(Matches(F("search_vector"), rest))
+    return condition
+
+
+def _in_categories(query: Query) -> Q:
+    any_category = Q()
+    for code in query.categories:
+        any_category |= Q(categories__contains=[code])
+    return any_category
+
+
+def condition(query: Query) -> Q:
+    """What a paper must satisfy to match, dates aside: the words and the categories. Several
+    queries' conditions can be OR-ed into one query (saved searches)."""
+    text = match_condition(query)
+    return (text if text is not None else Q()) & _in_categories(query)
+
+
+def filtered(papers: QuerySet[Paper], query: Query) -> QuerySet[Paper]:
+    """The papers the query's filters allow, words aside: visible, in its categories,
+    announced in its dates."""
+    papers = papers.filter(hidden=False)
+    if query.categories:
+        papers = papers.filter(_in_categories(query))
+    if query.date_from or query.date_to:
+        # Announced in the range: a new submission or a cross-list, in any category.
+        listings = Listing.objects.filter(
+            paper=OuterRef("pk"), announce_type__in=Listing.STREAM_TYPES
+        )
+        if query.date_from:
+            listings = listings.filter(date__gte=query.date_from)
+        if query.date_to:
+            listings = listings.filter(date__lte=query.date_to)
+        papers = papers.filter(Exists(listings))
+    return papers
+
+
+def matching(query: Query, papers: QuerySet[Paper] | None = None) -> QuerySet[Paper]:
+    """Visible papers matching the query, unordered and unannotated (for counts and ids)."""
+    papers = filtered(Paper.objects.all() if papers is None else papers, query)
+    condition = match_condition(query)
+    return papers.filter(condition) if condition is not None else papers
+
+
+def ranked(
+    query: Query, *, recent: bool = False, among: Sequence[int] | None = None
+) -> QuerySet[Paper]:
+    """Matching papers, best first, each with the query as PostgreSQL parsed it (for
+    papers.search.marks.mark_matches()).
+
+    ``recent``: rank only the matches among the newest RECENT_PAPERS papers (narrowed_to_recent).
+    A common word matches a third of all papers, and ranking reads the vector of every paper
+    it ranks; the newest papers are a range of the arXiv id index, which PostgreSQL intersects
+    with the text index, so the work stays bounded however large the table grows.
+
+    ``among``: the ids of all the matches, already found: the page is then read by primary
+    key, without checking every candidate of the text index again (a phrase of two common
+    words has thousands of candidates for a few matches).
+    """
+    combined = _combined(query)
+    exact = _exact_phrases(query)
+    if among is not None:
+        papers = Paper.objects.filter(
+            RawSQL(f'"{Paper._meta.db_table}"."id" = ANY(%s)', (list(among),), BooleanField())
+        )
+        if combined is None:
+            return papers.order_by("-arxiv_id").defer(*UNSHOWN)
+    elif combined is None:  # filters only: newest first
+        return matching(query).order_by("-arxiv_id").defer(*UNSHOWN)
+    else:
+        oldest = None
+        if recent:
+            query, oldest = narrowed_to_recent(query)
+        papers = matching(query)
+        if oldest:
+            papers = papers.filter(arxiv_id__gte=oldest)
+    papers = papers.defer(*UNSHOWN).annotate(
+        rank=SearchRank(F("search_vector"), combined),
+        # The query as PostgreSQL parsed it (stems, negations), for mark_matches().
+        search_query=Cast(combined, TextField()),
+    )
+    if exact is None:
+        return papers.order_by(F("rank").desc(), F("arxiv_id").desc())
+    return papers.annotate(exact=exact).order_by(
+        F("exact").desc(), F("rank").desc(), F("arxiv_id").desc()
+    )
+
+
+def _exact_phrases(query: Query) -> Combinable | None:
+    """How many of the query's quoted phrases a paper has word for word, case aside, in its
+    title or abstract (or the one part a ``ti:`` or ``abs:`` phrase names); None without
+    phrases. ranked() orders by it before ts_rank: ``websearch_to_tsquery`` finds a phrase
+    by stems and positions, so "An Agentic System for" ('agent' <-> 'system') matches
+    "Multi-Agent Systems" too, and ts_rank may well prefer that paper.
+
+    Read on the plain columns (the TeX as arXiv sends it, which is the text itself but for
+    the odd macro; the typeset HTML would have to be turned to text on every row). It is only
+    in the ORDER BY, so PostgreSQL evaluates it on the rows that already matched the tsquery
+    (or among their ids), never on the table. It costs some 20 µs a row all the same
+    (decompressing the abstract, the case-blind regular expression): the page query for a
+    quoted word with 690 matches took 17 ms, against 3 ms unquoted (bench/search.py, 2,000
+    papers); MAX_COUNTED bounds the rows."""
+    terms = []
+    for phrase, part in query.exact_phrases()[:MAX_EXACT_PHRASES]:
+        pattern = _phrase_pattern(phrase)
+        in_title, in_abstract = Q(title__iregex=pattern), Q(abstract__iregex=pattern)
+        where = {"a": in_title, "c": in_abstract}.get(part or "", in_title | in_abstract)
+        terms.append(
+            Case(When(where, then=Value(1)), default=Value(0), output_field=IntegerField())
+        )
+    return functools.reduce(operator.add, terms) if terms else None
+
+
+def _phrase_pattern(phrase: str) -> str:
+    """A PostgreSQL regular expression for the phrase's words, in order, as whole words, with
+    any whitespace between them (arXiv wraps a title or abstract anywhere). Python's
+    re.escape puts a backslash only before punctuation, which PostgreSQL reads as the
+    character itself."""
+    pattern = r"\s+".join(re.escape(word) for word in phrase.split())
+    start = r"\m" if re.match(r"\w", phrase) else ""  # \m and \M: a word's start and end
+    end = r"\M" if re.search(r"\w$", phrase) else ""
+    return f"{start}{pattern}{end}"
+
+
+def narrowed_to_recent(query: Query) -> tuple[Query, str | None]:
+    """The query narrowed to the newest RECENT_PAPERS papers: with dates, to the range's last
+    RECENT_PAPERS announcements (the query with a later ``date_from``; the newest papers of
+    all may all lie after the range), else to the newest papers of all (the oldest arXiv id
+    of them, to filter on). Read first, as a value: the planner then knows how narrow it is."""
+    if query.date_from or query.date_to:
+        announced = Listing.objects.filter(announce_type__in=Listing.STREAM_TYPES)
+        if query.date_from:
+            announced = announced.filter(date__gte=query.date_from)
+        if query.date_to:
+            announced = announced.filter(date__lte=query.date_to)
+        since = list(
+            announced.order_by("-date").values_list("date", flat=True)[
+                RECENT_PAPERS - 1 : RECENT_PAPERS
+            ]
+        )
+        return (dataclasses.replace(query, date_from=since[0]) if since else query), None
+    oldest = list(
+        Paper.objects.order_by("-arxiv_id").values_list("arxiv_id", flat=True)[
+            RECENT_PAPERS - 1 : RECENT_PAPERS
+        ]
+    )
+    return query, (oldest[0] if oldest else None)
+
+
+def has_lexemes(text: str) -> bool:
+    """Whether the words leave anything to search for once stop words are dropped."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT numnode(websearch_to_tsquery(%s::regconfig, %s))", [fulltext.CONFIG, text]
+        )
+        return cursor.fetchone()[0] > 0
+
+
+def find_paper(arxiv_id: str) -> Paper | None:
+    """The visible paper with that id, however the reader cased it."""
+    papers = Paper.objects.visible()
+    paper = papers.filter(arxiv_id=arxiv_id).first()
+    if paper is None and any(c.isalpha() for c in arxiv_id):  # old style: math.GT/0309136
+        paper = papers.filter(arxiv_id__iexact=arxiv_id).first()
+    return paper
+
+
+def label_categories(papers: Iterable[Paper]) -> None:
+    """Set ``search_category`` on each paper, its label in a list of results as in the
+    listings: the primary category's code and name (one query)."""
+    papers = list(papers)
+    codes = {paper.primary_category for paper in papers}
+    names = dict(Category.objects.filter(code__in=codes).values_list("code", "name"))
+    for paper in papers:
+        code = paper.primary_category
+        paper.search_category = SimpleNamespace(code=code, name=names.get(code, code))
+
+
+def _first_announced_in(*, since: dt.date, until: dt.date | None) -> Q:
+    stream = Listing.objects.filter(paper=OuterRef("pk"), announce_type__in=Listing.STREAM_TYPES)
+    in_window = stream.filter(date__gte=since)
+    if until is not None:
+        in_window = in_window.filter(date__lte=until)
+    return Q(Exists(in_window)) & ~Q(Exists(stream.filter(date__lt=since)))
+
+
+def new_matches(
+    *, queries: Sequence[Query], since: dt.date, until: dt.date | None = None, limit: int = 200
+) -> list[Paper]:
+    """Papers first announced (new or cross-list) from ``since`` to ``until`` that match any
+    of the queries, newest first, each once: what saved searches bring to a reader.
+
+    Each paper gets ``announced`` (its first announcement), ``matched_queries`` (indexes into
+    ``queries``), the marks of mark_matches() and the label of label_categories(). One query
+    for the papers, whatever the number of queries: their conditions are OR-ed, each one's
+    result is a column, and the words of all of them are marked.
+    """
+    if not any(query.has_text for query in queries):
+        return []
+    any_query = Q()
+    flags: dict[str, Value | ExpressionWrapper] = {}
+    combined: SearchQueryCombinable | None = None
+    for i, query in enumerate(queries):
+        if not query.has_text:  # filters alone would bring every paper of a category
+            flags[f"matched_{i}"] = Value(False)
+            continue
+        any_query |= condition(query)
+        flags[f"matched_{i}"] = ExpressionWrapper(condition(query), output_field=BooleanField())
+        for text, _weight in query.text_parts():
+            combined = tsquery(text) if combined is None else combined | tsquery(text)
+    first = (
+        Listing.objects.filter(paper=OuterRef("pk"), announce_type__in=Listing.STREAM_TYPES)
+        .values("paper")
+        .annotate(first=Min("date"))
+        .values("first")[:1]
+    )
+    papers = (
+        Paper.objects.filter(hidden=False)
+        .filter(_first_announced_in(since=since, until=until))
+        .filter(any_query)
+        .defer(*UNSHOWN)
+        .annotate(
+            **flags,
+            announced=Subquery(first),
+            # The queries as PostgreSQL parsed them, for mark_matches().
+            search_query=Cast(combined, TextField()),
+        )
+        .order_by("-announced", "arxiv_id")
+    )
+    papers = list(papers[:limit])
+    for paper in papers:
+        paper.matched_queries = [i for i in range(len(queries)) if getattr(paper, f"matched_{i}")]
+    mark_matches(papers)
+    label_categories(papers)
+    return papers
