@@ -8,7 +8,7 @@ from django.test import Client
 
 from accounts.models import Preferences
 from market.models import Term
-from tests.market.test_stats import buy, sell
+from tests.factories import buy, sell
 from tests.market.test_views import page_text, row_cells
 
 pytestmark = pytest.mark.django_db

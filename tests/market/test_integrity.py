@@ -19,8 +19,8 @@ from market.models import Account, DividendEvent, Entry, LedgerTransaction, Term
 from market.units import parse_credits
 from papers.calendar import announced_at
 from papers.models import Listing, Paper
+from tests.factories import buy, sell
 from tests.market.state import market_state
-from tests.market.test_stats import buy, sell
 from tests.market.test_views import confirm, get_quote, hidden_fields, page_text
 
 DIVIDEND = 50_000

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from market.models import Term
-from tests.market.test_stats import announce, buy
+from tests.factories import announce, buy
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from market import networth, tasks
 from market.models import NetWorthSnapshot
 from market.versions import prices_changed
-from tests.market.test_stats import buy
+from tests.factories import buy
 from tests.market.test_views import page_text, row_cells
 
 pytestmark = pytest.mark.django_db

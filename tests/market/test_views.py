@@ -20,8 +20,8 @@ from market import curve, dividends, stats, trading, views
 from market.models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from market.units import format_credits
 from peerrevenue.pagecache import invalidate_pages
+from tests.factories import announce, buy, sell
 from tests.market.state import held_before_the_announcement
-from tests.market.test_stats import announce, buy, sell
 
 pytestmark = pytest.mark.django_db
 
