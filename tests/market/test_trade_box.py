@@ -7,7 +7,8 @@ import pytest
 
 from market import curve, trading
 from market.models import Term
-from tests.market.test_views import confirm, get_quote, hidden_fields, page_text
+from tests.html import Page, page_text
+from tests.market.pages import confirm, get_quote, hidden_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -75,20 +76,19 @@ def test_an_unknown_preset_is_refused_in_words(trader_client, kv_cache):
 
 def test_portfolio_rows_offer_sell_all_and_buy_max(trader_client, trader, kv_cache):
     trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="c")
-    markup = trader_client.get("/portfolio/").content.decode()
-    assert 'action="/market/kv-cache/quote/"' in markup
-    assert 'name="preset" value="all"' in markup and 'name="preset" value="max"' in markup
+    page = Page.of(trader_client.get("/portfolio/"))
+    assert page.select("form", action="/market/kv-cache/quote/")
+    assert page.select(name="preset", value="all") and page.select(name="preset", value="max")
 
 
 def test_a_halted_holding_offers_no_one_click_trade(trader_client, trader, kv_cache):
     trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="d")
     Term.objects.filter(pk=kv_cache.pk).halt(reason="Review")
-    markup = trader_client.get("/portfolio/").content.decode()
-    assert 'name="preset"' not in markup
+    assert not Page.of(trader_client.get("/portfolio/")).select(name="preset")
 
 
 def test_the_trade_box_has_no_placeholder_that_looks_like_a_value(trader_client, kv_cache):
-    markup = trader_client.get("/market/kv-cache/").content.decode()
-    assert "placeholder=" not in markup
-    assert "Buy max (for my cash)" in markup
-    assert "Buying? Spend a budget instead" in markup
+    page = Page.of(trader_client.get("/market/kv-cache/"))
+    assert not page.select(placeholder=...)
+    assert "Buy max (for my cash)" in page.text
+    assert "Buying? Spend a budget instead" in page.text
