@@ -11,13 +11,13 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from market import highlighting, trading
+from market import highlighting
 from market.models import Term
 from market.templatetags.market import highlight
 from market.term_links import PageTerms
 from papers.typesetting import tex_to_html
 from peerrevenue import pagecache
-from tests.factories import list_paper, make_paper
+from tests.factories import buy, list_paper, make_paper
 from tests.html import Page, page_text
 
 pytestmark = pytest.mark.django_db
@@ -175,7 +175,7 @@ def test_term_changes_show_on_the_next_signed_in_render(signed_in, paper, page):
 def test_a_trade_shows_its_new_price_on_the_next_signed_in_render(signed_in, trader, paper, page):
     url = page.format(arxiv_id=paper.arxiv_id)
     assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1.00 credits a share")
-    trading.buy(user=trader, term=Term.objects.get(phrase="GPU"), shares=10, max_cost=None, key="a")
+    buy(trader, Term.objects.get(phrase="GPU"), 10)
     # p0 + 10 k = 1 + 10 × 0.01 credits
     assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1.10 credits a share")
 

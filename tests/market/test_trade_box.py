@@ -7,6 +7,7 @@ import pytest
 
 from market import curve, trading
 from market.models import Term
+from tests.factories import buy
 from tests.html import Page, page_text
 from tests.market.pages import confirm, get_quote, hidden_fields
 
@@ -41,8 +42,8 @@ def test_buy_max_spends_all_it_can_and_leaves_less_than_one_more_share(
 
 
 def test_sell_all_sells_exactly_what_you_hold(trader_client, trader, rival, kv_cache):
-    trading.buy(user=trader, term=kv_cache, shares=7, max_cost=None, key="a")
-    trading.buy(user=rival, term=kv_cache, shares=3, max_cost=None, key="b")
+    buy(trader, kv_cache, 7)
+    buy(rival, kv_cache, 3)
     cash_before = trading.balance(trader)
     quote = get_quote(trader_client, preset="all", shares="9999", side="buy")
     fields = hidden_fields(quote)
@@ -75,14 +76,14 @@ def test_an_unknown_preset_is_refused_in_words(trader_client, kv_cache):
 
 
 def test_portfolio_rows_offer_sell_all_and_buy_max(trader_client, trader, kv_cache):
-    trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="c")
+    buy(trader, kv_cache, 2)
     page = Page.of(trader_client.get("/portfolio/"))
     assert page.select("form", action="/market/kv-cache/quote/")
     assert page.select(name="preset", value="all") and page.select(name="preset", value="max")
 
 
 def test_a_halted_holding_offers_no_one_click_trade(trader_client, trader, kv_cache):
-    trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="d")
+    buy(trader, kv_cache, 2)
     Term.objects.filter(pk=kv_cache.pk).halt(reason="Review")
     assert not Page.of(trader_client.get("/portfolio/")).select(name="preset")
 
