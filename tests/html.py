@@ -26,9 +26,17 @@ _SELF_CLOSING_SIBLINGS = frozenset({"li", "p", "option", "tr", "td", "th", "dt",
 _HIDDEN = frozenset({"script", "style", "svg", "template"})
 
 
+# Punctuation that follows a word: a space markup leaves before it (``<b>4</b>.``) is dropped.
+_TRAILING_PUNCTUATION = ".,;:)"
+
+
 def _fold(text: str) -> str:
-    """Whitespace folded to single spaces; a space left before a comma by markup is dropped."""
-    return " ".join(text.split()).replace(" ,", ",")
+    """Whitespace folded to single spaces; a space left by markup before a comma, full stop,
+    semicolon, colon or closing parenthesis is dropped."""
+    text = " ".join(text.split())
+    for mark in _TRAILING_PUNCTUATION:
+        text = text.replace(" " + mark, mark)
+    return text
 
 
 @dataclass(eq=False)
@@ -106,16 +114,39 @@ class Element:
         """The ids of the matching elements, in page order (for order checks)."""
         return [e.id for e in self.select(tag, cls=cls, **attrs) if e.id is not None]
 
+    def texts(self, tag: str | None = None, *, cls: str | None = None, **attrs: str) -> list[str]:
+        """The visible text of each matching element, in page order (see ``select``)."""
+        return [e.text for e in self.select(tag, cls=cls, **attrs)]
+
+    def attribute_values(self) -> list[str]:
+        """The value of every attribute of every element inside, in page order: whatever a
+        page points at or hands to a script is among them."""
+        return [value for element in self.iter() for value in element.attrs.values()]
+
     def links(self) -> list[tuple[str, str]]:
         """``(href, text)`` of every link inside, in page order."""
         return [(a.attrs["href"], a.text) for a in self.select("a", href=...)]
 
+    def cells(self) -> list[Element]:
+        """The table cells (``th`` and ``td``) inside, in order: a row's cells."""
+        return [cell for cell in self.iter() if cell.tag in ("td", "th")]
+
     def rows(self) -> list[list[str]]:
         """Every table row inside as the texts of its cells (``th`` and ``td``)."""
-        return [
-            [cell.text for cell in row.iter() if cell.tag in ("td", "th")]
-            for row in self.select("tr")
-        ]
+        return [[cell.text for cell in row.cells()] for row in self.select("tr")]
+
+    def row_of(self, first: str) -> Element:
+        """The first table row whose first cell's text contains ``first``; fails the test if
+        there is none."""
+        for row in self.select("tr"):
+            cells = row.cells()
+            if cells and first in cells[0].text:
+                return row
+        raise AssertionError(f"no table row starts with {first!r}")
+
+    def row(self, first: str) -> list[str]:
+        """The texts of the cells of the first row whose first cell contains ``first``."""
+        return [cell.text for cell in self.row_of(first).cells()]
 
     def form(self, key: str) -> dict[str, str]:
         """The fields a browser would submit from the form with this id or action, as the page

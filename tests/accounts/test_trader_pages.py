@@ -8,8 +8,8 @@ from django.test import Client
 
 from accounts.models import Preferences
 from market.models import Term
-from tests.market.test_stats import buy, sell
-from tests.market.test_views import page_text, row_cells
+from tests.factories import buy, sell
+from tests.html import Page, page_text
 
 pytestmark = pytest.mark.django_db
 
@@ -36,14 +36,13 @@ def test_anyone_sees_a_traders_holdings_gain_and_recent_trades(client, trader, k
     sell(trader, raft, 3)
     response = client.get("/traders/tobias/")
     assert response.status_code == 200
-    text = page_text(response)
-    assert "tobias" in text and "Net worth 999.67 credits" in text
-    assert row_cells(response, "KV cache")[:3] == ["KV cache", "10", "10.35"]
-    assert "Raft" not in row_cells(response, "KV cache")[0]
-    trades = response.content.decode().split('id="trades-heading"')[1]
+    page = Page.of(response)
+    assert "tobias" in page.text and "Net worth 999.67 credits" in page.text
+    assert page.row("KV cache")[:3] == ["KV cache", "10", "10.35"]
+    assert "Raft" not in page.row("KV cache")[0]
+    trades = page.one("section", aria_labelledby="trades-heading")
     # Newest first: the sale, then the two buys.
-    assert trades.index("Sell") < trades.index("Buy")
-    assert trades.count('class="side side--') == 3
+    assert trades.texts(cls="side") == ["Sell", "Buy", "Buy"]
 
 
 def test_a_hidden_page_says_so_to_others_and_shows_nothing(client, trader, rival, kv_cache):
@@ -95,17 +94,19 @@ def test_unknown_and_inactive_traders_are_not_found(client, trader, django_user_
 
 def test_leaderboard_and_top_holders_link_to_trader_pages(client, trader, kv_cache):
     buy(trader, kv_cache, 2)
-    link = '<a href="/traders/tobias/">tobias</a>'
-    assert link in client.get("/leaderboard/").content.decode()
-    assert link in client.get("/market/kv-cache/").content.decode()
+    link = ("/traders/tobias/", "tobias")
+    assert link in Page.of(client.get("/leaderboard/")).links()
+    assert link in Page.of(client.get("/market/kv-cache/")).links()
 
 
 def test_a_name_with_a_slash_still_has_a_page(client, django_user_model, kv_cache):
     odd = django_user_model.objects.create_user("ann/<b>bold</b>")
     buy(odd, kv_cache, 1)
-    board = client.get("/leaderboard/").content.decode()
+    board = Page.of(client.get("/leaderboard/"))
     link = "/traders/ann/%3Cb%3Ebold%3C/b%3E/"
-    assert f'href="{link}"' in board and "<b>bold</b>" not in board
+    # The name is shown as it was typed, never made into markup.
+    assert (link, "ann/<b>bold</b>") in board.links() and "bold" not in board.texts("b")
     response = client.get(link)
     assert response.status_code == 200
-    assert "ann/&lt;b&gt;bold&lt;/b&gt;" in response.content.decode()
+    page = Page.of(response)
+    assert "ann/<b>bold</b>" in page.text and "bold" not in page.texts("b")

@@ -17,8 +17,8 @@ from market import dividends, stats
 from market.models import Term
 from market.units import format_credits
 from tests.factories import announce, buy
+from tests.html import Page, page_text
 from tests.market.state import held_before_the_announcement
-from tests.market.test_views import page_text, row_cells
 
 pytestmark = pytest.mark.django_db
 
@@ -45,26 +45,26 @@ def bare(amount: int) -> str:
 def test_another_traders_trade_shows_on_every_page(trader_client, trader, rival, kv_cache):
     buy(trader, kv_cache, 10)
     keep_pieces(trader_client)
-    assert row_cells(trader_client.get("/market/"), "KV cache")[4:6] == ["10", "1"]
+    assert Page.of(trader_client.get("/market/")).row("KV cache")[4:6] == ["10", "1"]
 
     buy(rival, kv_cache, 10)
 
     kv_cache.refresh_from_db()
-    assert row_cells(trader_client.get("/market/"), "KV cache")[1:6] == [
+    assert Page.of(trader_client.get("/market/")).row("KV cache")[1:6] == [
         bare(kv_cache.price),
         "+20.0%",
         "+20.0%",
         "20",
         "2",
     ]
-    term_page = trader_client.get("/market/kv-cache/")
-    text = page_text(term_page)
+    term_page = Page.of(trader_client.get("/market/kv-cache/"))
+    text = term_page.text
     assert f"{format_credits(kv_cache.price)} a share · 20 shares out" in text
     assert "rhea" in text  # a holder and a recent trade
     # The reader's own row is still marked, in a table that was kept for everyone.
-    assert f'<tr data-holder="{trader.pk}" class="is-you">' in term_page.content.decode()
+    assert term_page.one("tr", data_holder=str(trader.pk)).classes == ["is-you"]
     worth = stats.sell_back_value(supply=20, shares=10, p0=kv_cache.p0, k=kv_cache.k)
-    assert row_cells(trader_client.get("/portfolio/"), "KV cache")[2] == bare(worth)
+    assert Page.of(trader_client.get("/portfolio/")).row("KV cache")[2] == bare(worth)
     assert "Rank #1 of 2" in page_text(trader_client.get("/portfolio/"))
 
 
@@ -80,7 +80,7 @@ def test_a_days_dividends_show_on_every_page(trader_client, trader, kv_cache, cs
     dividends.pay_dividends_for_day(category=cs_dc, date=DAY)
 
     paid = 10 * settings.MARKET_DIVIDEND_PER_MENTION
-    assert row_cells(trader_client.get("/market/"), "KV cache")[6] == "1"  # mentions
+    assert Page.of(trader_client.get("/market/")).row("KV cache")[6] == "1"  # mentions
     text = page_text(trader_client.get("/market/kv-cache/"))
     assert "1 mentioning paper since it was listed" in text
     assert "Paging the KV cache" in text
@@ -93,7 +93,7 @@ def test_a_days_dividends_show_on_every_page(trader_client, trader, kv_cache, cs
 def test_a_newly_listed_term_shows_on_the_market(trader_client, kv_cache):
     keep_pieces(trader_client)
     Term.objects.create(phrase="Paxos")
-    assert row_cells(trader_client.get("/market/"), "Paxos")[0] == "Paxos"
+    assert Page.of(trader_client.get("/market/")).row("Paxos")[0] == "Paxos"
 
 
 def test_a_halted_term_shows_halted_on_every_page(trader_client, trader, kv_cache):
@@ -106,7 +106,7 @@ def test_a_halted_term_shows_halted_on_every_page(trader_client, trader, kv_cach
     text = page_text(trader_client.get("/market/kv-cache/"))
     assert "Trading in “KV cache” is halted. Reason: Under review" in text
     assert "No trading while the term is halted." in text
-    assert row_cells(trader_client.get("/portfolio/"), "KV cache")[0] == "KV cache Halted"
+    assert Page.of(trader_client.get("/portfolio/")).row("KV cache")[0] == "KV cache Halted"
 
 
 def test_a_delisted_term_leaves_the_market(trader_client, trader, kv_cache, raft):
@@ -117,7 +117,7 @@ def test_a_delisted_term_leaves_the_market(trader_client, trader, kv_cache, raft
 
     assert "KV cache" not in page_text(trader_client.get("/market/"))
     assert "“KV cache” is delisted" in page_text(trader_client.get("/market/kv-cache/"))
-    assert row_cells(trader_client.get("/portfolio/"), "KV cache")[0] == "KV cache Delisted"
+    assert Page.of(trader_client.get("/portfolio/")).row("KV cache")[0] == "KV cache Delisted"
 
 
 def test_an_edited_term_shows_its_new_words(trader_client, trader, kv_cache):
@@ -128,18 +128,20 @@ def test_an_edited_term_shows_its_new_words(trader_client, trader, kv_cache):
     kv_cache.description = "Keys and values kept between decoding steps."
     kv_cache.save()
 
-    assert row_cells(trader_client.get("/market/"), "KV caches")[0] == "KV caches"
+    assert Page.of(trader_client.get("/market/")).row("KV caches")[0] == "KV caches"
     text = page_text(trader_client.get(f"/market/{kv_cache.slug}/"))
     assert "Keys and values kept between decoding steps." in text
-    assert row_cells(trader_client.get("/portfolio/"), "KV caches")[0] == "KV caches"
+    assert Page.of(trader_client.get("/portfolio/")).row("KV caches")[0] == "KV caches"
 
 
 def test_kept_pieces_are_markup_not_text(trader_client, trader, kv_cache):
     buy(trader, kv_cache, 1)
     keep_pieces(trader_client)
     for url in PAGES:
-        markup = trader_client.get(url).content.decode()
-        assert "&lt;" not in markup and "<table" in markup
+        page = Page.of(trader_client.get(url))
+        assert page.select("table")
+        # Markup kept as text would show its tags to the reader.
+        assert "<" not in page.text and not [v for v in page.attribute_values() if "<" in v]
 
 
 def test_another_reader_never_sees_the_first_readers_trade_box(
@@ -150,8 +152,8 @@ def test_another_reader_never_sees_the_first_readers_trade_box(
     assert "You hold 4 shares." in page_text(client.get("/market/kv-cache/"))
     client.logout()
     client.login(username=rival.username, password=password)
-    page = client.get("/market/kv-cache/")
-    assert "You hold 0 shares." in page_text(page)
-    assert "is-you" not in page.content.decode()
+    page = Page.of(client.get("/market/kv-cache/"))
+    assert "You hold 0 shares." in page.text
+    assert not page.select(cls="is-you")
     client.logout()
     assert "You hold" not in page_text(client.get("/market/kv-cache/"))

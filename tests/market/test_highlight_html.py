@@ -3,28 +3,26 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
-from html.parser import HTMLParser
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from market import trading
 from market.models import Term
 from market.templatetags.market import highlight
 from market.term_links import PageTerms
 from papers.typesetting import tex_to_html
 from peerrevenue import keep
-from tests.factories import list_paper, make_paper
+from tests.factories import buy, list_paper, make_paper
+from tests.html import Page, page_text
 
 pytestmark = pytest.mark.django_db
 
 
 def links(markup: str) -> list[tuple[str, str]]:
     """(href, text) of every highlighted term."""
-    return re.findall(r'<a class="term" href="([^"]+)"[^>]*>([^<]*)</a>', markup)
+    return [(a.attrs["href"], a.text) for a in Page.parse(markup).select("a", cls="term", href=...)]
 
 
 @pytest.fixture
@@ -64,15 +62,16 @@ def test_rules(terms, source, expected):
 def test_never_inside_math(terms):
     markup = highlight(tex_to_html("GPU time is $\\mathrm{GPU} \\cdot t$ on a GPU."))
     assert [text for _, text in links(markup)] == ["GPU", "GPU"]
-    math = re.search(r"<math.*?</math>", markup, flags=re.S).group()
-    assert "term" not in math
+    math = Page.parse(markup).first("math")
+    assert not math.select("a") and not math.select(cls="term")
 
 
 def test_never_inside_links(terms):
     source = "See \\href{https://example.org}{consensus notes} on consensus."
     markup = highlight(tex_to_html(source))
     assert [text for _, text in links(markup)] == ["consensus"]
-    assert '<a href="https://example.org"' in markup.replace(' rel="nofollow noopener"', "")
+    link = Page.parse(markup).one("a", href="https://example.org")
+    assert set(link.attrs) <= {"href", "rel"}  # a plain link still, not made a term's
 
 
 def test_text_stays_escaped(terms):
@@ -92,9 +91,9 @@ def test_hover_shows_price_not_inline_text(terms, rf):
     request = rf.get("/")
     request.user = AnonymousUser()
     markup = keep.Fill(request).encoded(highlight(tex_to_html("The KV cache."))).decode()
-    assert re.search(r'title="KV cache: 1\.00 credits a share, \+0\.0% today"', markup)
-    text = re.sub(r"<[^>]+>", "", markup)
-    assert "credit" not in text
+    page = Page.parse(markup)
+    assert page.select(title="KV cache: 1.00 credits a share, +0.0% today")
+    assert "credit" not in page.text
 
 
 def test_category_page_links_terms_in_abstracts(client, cs_dc, terms):
@@ -125,36 +124,11 @@ def test_a_thousand_terms_compile_once_and_a_page_reads_prices_once(
 # What a signed-in reader sees on the next render -------------------------------------------
 
 
-class _TermLinks(HTMLParser):
-    """Every highlighted term of a page as {text: hover title}, read like a browser would."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: dict[str, str] = {}
-        self._open: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        attributes = dict(attrs)
-        if tag == "a" and attributes.get("class") == "term":
-            self._open = attributes.get("title") or ""
-            self._text = ""
-
-    def handle_data(self, data):
-        if self._open is not None:
-            self._text += data
-
-    def handle_endtag(self, tag):
-        if tag == "a" and self._open is not None:
-            self.found[self._text] = self._open
-            self._open = None
-
-
 def term_links(client, url: str) -> dict[str, str]:
+    """Every highlighted term of a page as {text: hover title}, read like a browser would."""
     response = client.get(url)
     assert response.status_code == 200
-    parser = _TermLinks()
-    parser.feed(response.content.decode())
-    return parser.found
+    return {a.text: a.get("title") or "" for a in Page.of(response).select("a", cls="term")}
 
 
 @pytest.fixture
@@ -198,7 +172,7 @@ def test_term_changes_show_on_the_next_signed_in_render(signed_in, paper, page):
 def test_a_trade_shows_its_new_price_on_the_next_signed_in_render(signed_in, trader, paper, page):
     url = page.format(arxiv_id=paper.arxiv_id)
     assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1.00 credits a share")
-    trading.buy(user=trader, term=Term.objects.get(phrase="GPU"), shares=10, max_cost=None, key="a")
+    buy(trader, Term.objects.get(phrase="GPU"), 10)
     # p0 + 10 k = 1 + 10 × 0.01 credits
     assert term_links(signed_in, url)["GPUs"].startswith("GPU: 1.10 credits a share")
 
@@ -213,10 +187,10 @@ def test_an_edited_paper_shows_at_once(signed_in, paper):
 
 
 def test_a_hidden_paper_goes_at_once(signed_in, paper):
-    assert "Raft everywhere" in signed_in.get("/list/cs.DC/").content.decode()
+    assert "Raft everywhere" in page_text(signed_in.get("/list/cs.DC/"))
     paper.hidden = True
     paper.save()
-    assert "Raft everywhere" not in signed_in.get("/list/cs.DC/").content.decode()
+    assert "Raft everywhere" not in page_text(signed_in.get("/list/cs.DC/"))
     assert signed_in.get(f"/abs/{paper.arxiv_id}/").status_code == 404
 
 
@@ -240,8 +214,8 @@ def test_a_signed_in_render_asks_the_database_nothing_of_the_market(signed_in, p
 
 
 def test_a_renamed_category_shows_at_once_in_kept_paper_items(signed_in, paper, cs_dc):
-    assert "Distributed Computing" in signed_in.get("/list/cs.DC/").content.decode()
+    assert "Distributed Computing" in page_text(signed_in.get("/list/cs.DC/"))
     cs_dc.name = "Distributed Systems"
     cs_dc.save()
-    html = signed_in.get("/list/cs.DC/").content.decode()
-    assert '<p class="paper__label">Distributed Systems</p>' in html
+    page = Page.of(signed_in.get("/list/cs.DC/"))
+    assert "Distributed Systems" in page.texts("p", cls="paper__label")

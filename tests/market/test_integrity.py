@@ -19,9 +19,10 @@ from market.models import Account, DividendEvent, Entry, LedgerTransaction, Term
 from market.units import parse_credits
 from papers.calendar import announced_at
 from papers.models import Listing, Paper
+from tests.factories import buy, sell
+from tests.html import Page, page_text
+from tests.market.pages import confirm, get_quote, hidden_fields
 from tests.market.state import market_state
-from tests.market.test_stats import buy, sell
-from tests.market.test_views import confirm, get_quote, hidden_fields, page_text
 
 DIVIDEND = 50_000
 # Friday 2 October 2026's listing, announced on Thursday 1 October at 20:00 in New York.
@@ -216,7 +217,7 @@ def test_confirming_again_says_the_trade_was_already_placed(trader_client, trade
     assert "This trade was already placed" in text
     assert f"{trade.created_at:%d %b %Y} at {trade.created_at:%H:%M} UTC".lstrip("0") in text
     assert "Nothing more was traded." in text and "Bought 2 shares" in text
-    assert 'href="/portfolio/"' in again.content.decode()
+    assert "/portfolio/" in [href for href, _ in Page.of(again).links()]
 
 
 def test_selling_more_than_you_hold_says_you_hold_and_nothing_would_be_traded(

@@ -4,22 +4,22 @@ then the most traded; the other orders stay one click away."""
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
 from market.models import Term
-from tests.market.test_stats import announce, buy
+from tests.factories import announce, buy
+from tests.html import Page
+from tests.market.pages import market_terms
 
 pytestmark = pytest.mark.django_db
 
 
 def order(client, query: str = "") -> list[str]:
     cache.clear()
-    markup = client.get(f"/market/{query}").content.decode()
-    return re.findall(r'<th scope="row"><a href="/market/[\w-]+/">([^<]+)</a>', markup)
+    return market_terms(client.get(f"/market/{query}"))
 
 
 @pytest.fixture
@@ -51,12 +51,11 @@ def test_biggest_movers_and_most_traded_are_one_click_away(client, young_market)
 
 
 def test_the_views_are_links_with_the_current_one_marked(client, young_market):
-    markup = client.get("/market/?sort=traded").content.decode()
-    views = re.search(r'<nav class="market-views".*?</nav>', markup, re.S).group()
-    assert re.findall(r">([^<]+)</a>", views) == [
+    views = Page.of(client.get("/market/?sort=traded")).one("nav", cls="market-views")
+    assert views.texts("a") == [
         "What’s moving",
         "Biggest movers",
         "Most traded",
         "A–Z",
     ]
-    assert '<a href="?sort=traded" aria-current="true">Most traded</a>' in views
+    assert views.texts("a", href="?sort=traded", aria_current="true") == ["Most traded"]

@@ -10,8 +10,8 @@ from django.conf import settings
 
 from market import networth, tasks
 from market.models import NetWorthSnapshot
-from tests.market.test_stats import buy
-from tests.market.test_views import page_text, row_cells
+from tests.factories import buy
+from tests.html import Page, page_text
 
 pytestmark = pytest.mark.django_db
 
@@ -140,17 +140,15 @@ def test_leaderboard_page_switches_period(client, trader, rival, kv_cache, raft)
     snapshot(rival, before_week, net_worth=GRANT - 1_000_000)
     snapshot(trader, before_week, net_worth=GRANT)
 
-    week = client.get("/leaderboard/?period=week")
-    assert week.status_code == 200
-    text = page_text(week)
-    assert "Gain this week" in text
-    assert row_cells(week, "1")[1:] == ["rhea", "+0.56", "999.56", "977.53", "22.03"]
-    assert '<a href="/leaderboard/?period=week" aria-current="page">This week</a>' in (
-        week.content.decode()
-    )
-    all_time = client.get("/leaderboard/")
-    assert row_cells(all_time, "1")[1] == "tobias"
-    assert row_cells(all_time, "1")[2] == "−0.21"
+    response = client.get("/leaderboard/?period=week")
+    assert response.status_code == 200
+    week = Page.of(response)
+    assert "Gain this week" in week.text
+    assert week.row("1")[1:] == ["rhea", "+0.56", "999.56", "977.53", "22.03"]
+    assert "This week" in week.texts("a", href="/leaderboard/?period=week", aria_current="page")
+    all_time = Page.of(client.get("/leaderboard/"))
+    assert all_time.row("1")[1] == "tobias"
+    assert all_time.row("1")[2] == "−0.21"
     assert client.get("/leaderboard/?period=decade").status_code == 200  # falls back to all
 
 
@@ -163,11 +161,10 @@ def test_portfolio_charts_net_worth_by_day(client, trader, kv_cache):
     today = networth.today_utc()
     snapshot(trader, today - dt.timedelta(days=2), net_worth=GRANT)
     snapshot(trader, today - dt.timedelta(days=1), net_worth=999_500_000)
-    markup = client.get("/portfolio/").content.decode()
-    assert 'class="trend-chart' in markup
+    chart = Page.of(client.get("/portfolio/")).one("svg", cls="trend-chart")
     start = today - dt.timedelta(days=2)
-    assert (
+    assert chart.one("desc").text == (
         f"From 1,000.00 credits on {start.day} {start:%b %Y} to 999.79 credits on "
         f"{today.day} {today:%b %Y}; lowest 999.50 credits, highest 1,000.00 credits."
-    ) in markup
-    assert markup.count('class="trend-chart__dot"') == 3
+    )
+    assert len(chart.select(cls="trend-chart__dot")) == 3

@@ -11,7 +11,7 @@ from django.test import Client
 
 from market.models import Term, TermProposal
 from tests.factories import list_paper, make_paper
-from tests.market.test_views import page_text
+from tests.html import Page, page_text
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +31,7 @@ def trader_client(trader):
 
 
 def test_market_page_links_to_the_proposal_form(client):
-    assert 'href="/market/propose/"' in client.get("/market/").content.decode()
+    assert "/market/propose/" in [href for href, _ in Page.of(client.get("/market/")).links()]
 
 
 def test_signing_in_comes_first(client):
@@ -55,11 +55,15 @@ def test_proposal_reaches_the_curators_with_its_mention_counts(trader_client, st
     assert "Thank you: “Speculative decoding” is proposed." in page_text(followed)
     assert "waiting for a curator" in page_text(followed)
 
-    page = staff.get("/admin/market/term/candidates/")
-    row = page.content.decode().split('id="proposal-')[1].split("</tr>")[0]
-    assert "Speculative decoding" in row and "tobias" in row and REASON in row
+    page = Page.of(staff.get("/admin/market/term/candidates/"))
+    row = next(  # the row whose box picks the proposal
+        tr
+        for tr in page.select("tr")
+        if any(e.id.startswith("proposal-") for e in tr.select(id=...))
+    )
+    assert "Speculative decoding" in row.text and "tobias" in row.text and REASON in row.text
     # Used by two papers in the last week, three ever.
-    assert "<td>2</td>" in row and "<td>3</td>" in row
+    assert "2" in row.texts("td") and "3" in row.texts("td")
 
 
 def test_listing_the_proposal_tells_the_proposer_once(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-import uuid
 
 import pytest
 from django.db import connection
@@ -13,39 +12,13 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from market import curve, dividends, stats, trading
-from market.models import Entry, Mention, Term, Trade
-from tests.factories import list_paper, make_paper
+from market.models import Entry, Term
+from tests.factories import announce, buy, sell
 from tests.market.state import held_before_the_announcement
 
 pytestmark = pytest.mark.django_db
 
 GRANT = 1_000_000_000
-_ids = itertools.count(1)
-
-
-def buy(user, term: Term, shares: int, *, when: dt.datetime | None = None) -> Trade:
-    trade = trading.buy(user=user, term=term, shares=shares, max_cost=None, key=uuid.uuid4().hex)
-    if when is not None:
-        Trade.objects.filter(pk=trade.pk).update(created_at=when)
-    return trade
-
-
-def sell(user, term: Term, shares: int, *, when: dt.datetime | None = None) -> Trade:
-    trade = trading.sell(
-        user=user, term=term, shares=shares, min_proceeds=None, key=uuid.uuid4().hex
-    )
-    if when is not None:
-        Trade.objects.filter(pk=trade.pk).update(created_at=when)
-    return trade
-
-
-def announce(term: Term | None, *, date: dt.date, category, hidden: bool = False, **fields):
-    """A paper listed on ``date``; with a term, also recorded as mentioning it."""
-    paper = make_paper(arxiv_id=f"2610.{next(_ids):05d}", hidden=hidden, **fields)
-    list_paper(paper, category=category, date=date)
-    if term is not None:
-        Mention.objects.create(term=term, paper=paper, date=date)
-    return paper
 
 
 def bp_change(now: int, then: int) -> int:

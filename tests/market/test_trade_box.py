@@ -7,7 +7,9 @@ import pytest
 
 from market import curve, trading
 from market.models import Term
-from tests.market.test_views import confirm, get_quote, hidden_fields, page_text
+from tests.factories import buy
+from tests.html import Page, page_text
+from tests.market.pages import confirm, get_quote, hidden_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -40,8 +42,8 @@ def test_buy_max_spends_all_it_can_and_leaves_less_than_one_more_share(
 
 
 def test_sell_all_sells_exactly_what_you_hold(trader_client, trader, rival, kv_cache):
-    trading.buy(user=trader, term=kv_cache, shares=7, max_cost=None, key="a")
-    trading.buy(user=rival, term=kv_cache, shares=3, max_cost=None, key="b")
+    buy(trader, kv_cache, 7)
+    buy(rival, kv_cache, 3)
     cash_before = trading.balance(trader)
     quote = get_quote(trader_client, preset="all", shares="9999", side="buy")
     fields = hidden_fields(quote)
@@ -74,21 +76,20 @@ def test_an_unknown_preset_is_refused_in_words(trader_client, kv_cache):
 
 
 def test_portfolio_rows_offer_sell_all_and_buy_max(trader_client, trader, kv_cache):
-    trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="c")
-    markup = trader_client.get("/portfolio/").content.decode()
-    assert 'action="/market/kv-cache/quote/"' in markup
-    assert 'name="preset" value="all"' in markup and 'name="preset" value="max"' in markup
+    buy(trader, kv_cache, 2)
+    page = Page.of(trader_client.get("/portfolio/"))
+    assert page.select("form", action="/market/kv-cache/quote/")
+    assert page.select(name="preset", value="all") and page.select(name="preset", value="max")
 
 
 def test_a_halted_holding_offers_no_one_click_trade(trader_client, trader, kv_cache):
-    trading.buy(user=trader, term=kv_cache, shares=2, max_cost=None, key="d")
+    buy(trader, kv_cache, 2)
     Term.objects.filter(pk=kv_cache.pk).halt(reason="Review")
-    markup = trader_client.get("/portfolio/").content.decode()
-    assert 'name="preset"' not in markup
+    assert not Page.of(trader_client.get("/portfolio/")).select(name="preset")
 
 
 def test_the_trade_box_has_no_placeholder_that_looks_like_a_value(trader_client, kv_cache):
-    markup = trader_client.get("/market/kv-cache/").content.decode()
-    assert "placeholder=" not in markup
-    assert "Buy max (for my cash)" in markup
-    assert "Buying? Spend a budget instead" in markup
+    page = Page.of(trader_client.get("/market/kv-cache/"))
+    assert not page.select(placeholder=...)
+    assert "Buy max (for my cash)" in page.text
+    assert "Buying? Spend a budget instead" in page.text

@@ -11,7 +11,7 @@ from market import trends
 from market.models import Term
 from papers.models import Category, Listing
 from tests.factories import list_paper, make_paper
-from tests.market.test_views import page_text
+from tests.html import Page
 
 pytestmark = pytest.mark.django_db
 
@@ -83,20 +83,23 @@ def test_no_papers_no_trend(kv_cache):
 
 
 def test_term_page_shows_the_trend_with_the_listing_week_marked(client, history):
-    response = client.get("/market/kv-cache/")
-    markup = response.content.decode()
-    assert "Mentions per week" in page_text(response)
-    assert (
+    page = Page.of(client.get("/market/kv-cache/"))
+    assert "Mentions per week" in page.text
+    chart = page.one("svg", cls="trend-chart")
+    assert chart.one("desc").text == (
         "5 mentioning papers in 4 weeks from 2 Nov 2026; the most in one week, 4, in the week "
         "of 2 Nov 2026. Listed in the week of 9 Nov 2026: 4 before, 1 since."
-    ) in markup
-    assert markup.count("trend-chart__bar--before") == 1
-    assert markup.count("trend-chart__bar--after") == 1
-    assert ">listed</text>" in markup
+    )
+    assert len(page.select(cls="trend-chart__bar--before")) == 1
+    assert len(page.select(cls="trend-chart__bar--after")) == 1
+    assert "listed" in chart.texts("text")
     # The text alternative: every week in a table, newest first, the listing week marked.
-    table = markup[markup.index("The weekly counts as a table") :]
-    assert table.index("23 Nov 2026") < table.index("2 Nov 2026")
-    assert '9 Nov 2026</time> <span class="badge">listed</span>' in table
+    table = page.one("details", cls="trend-table")
+    assert table.one("summary").text == "The weekly counts as a table"
+    weeks = [cells[0] for cells in table.rows()[1:]]
+    assert weeks.index("23 Nov 2026") < weeks.index("2 Nov 2026")
+    listed = table.row_of("9 Nov 2026").cells()[0]
+    assert listed.texts("time") == ["9 Nov 2026"] and listed.texts(cls="badge") == ["listed"]
 
 
 def test_the_weeks_reach_a_listing_newer_than_the_last_paper(history):

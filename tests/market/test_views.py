@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import html
-import re
 import uuid
 
 import pytest
@@ -20,43 +18,14 @@ from market import curve, dividends, stats, trading, views
 from market.models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from market.units import format_credits
 from peerrevenue import keep
+from tests.factories import announce, buy, sell
+from tests.html import Page, page_text
+from tests.market.pages import confirm, get_quote, hidden_fields, market_terms, trade_forms
 from tests.market.state import held_before_the_announcement
-from tests.market.test_stats import announce, buy, sell
 
 pytestmark = pytest.mark.django_db
 
 GRANT = 1_000_000_000
-
-
-def page_text(response) -> str:
-    """The visible text of a page, whitespace folded, as a reader would read it."""
-    markup = response.content.decode()
-    markup = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", markup, flags=re.S)
-    text = html.unescape(re.sub(r"<[^>]+>", " ", markup))
-    # Tags became spaces; punctuation right after a closing tag reads without one.
-    return re.sub(r" ([.,;:)])", r"\1", re.sub(r"\s+", " ", text)).strip()
-
-
-def hidden_fields(response) -> dict[str, str]:
-    """The confirm form's hidden inputs on a quote page."""
-    markup = response.content.decode()
-    form = re.search(r'<form method="post" action="[^"]*/trade/".*?</form>', markup, re.S)
-    assert form, "the quote page has no confirm form"
-    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form.group()))
-    fields.pop("csrfmiddlewaretoken", None)  # the test client checks no CSRF unless asked to
-    return fields
-
-
-def row_cells(response, first_cell: str) -> list[str]:
-    """The text of each cell of the table row whose first cell contains ``first_cell``."""
-    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", response.content.decode(), re.S):
-        cells = [
-            re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", cell))).strip()
-            for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)
-        ]
-        if cells and first_cell in cells[0]:
-            return cells
-    raise AssertionError(f"no row for {first_cell!r}")
 
 
 def count_queries(client, url: str) -> int:
@@ -84,14 +53,6 @@ def trader_client(client, trader, password):
     return client
 
 
-def get_quote(client, slug="kv-cache", **params):
-    return client.get(f"/market/{slug}/quote/", params)
-
-
-def confirm(client, fields: dict, slug="kv-cache", **overrides):
-    return client.post(f"/market/{slug}/trade/", {**fields, **overrides})
-
-
 # The market table ---------------------------------------------------------------------------
 
 
@@ -104,7 +65,8 @@ def test_market_lists_each_term_with_its_figures_and_a_sparkline(
     announce(kv_cache, date=dt.date(2026, 10, 1), category=cs_dc)
     response = client.get("/market/")
     assert response.status_code == 200
-    assert row_cells(response, "KV cache")[:7] == [
+    page = Page.of(response)
+    assert page.row("KV cache")[:7] == [
         "KV cache",
         "1.20",  # price of the 21st share
         "+9.1%",  # from 1.10 a day ago
@@ -113,27 +75,30 @@ def test_market_lists_each_term_with_its_figures_and_a_sparkline(
         "2",
         "1",
     ]
-    assert row_cells(response, "Raft")[:7] == ["Raft", "2.00", "0.0%", "0.0%", "0", "0", "0"]
-    markup = response.content.decode()
-    assert '<a href="/market/kv-cache/">KV cache</a>' in markup
-    spark = re.search(r'<svg class="sparkline[^>]*>', markup).group()
-    assert 'role="img"' in spark
-    assert 'aria-label="KV cache, last 7 days: 1.00 to 1.20 credits (rising)"' in spark
-    assert "<polyline" in markup
+    assert page.row("Raft")[:7] == ["Raft", "2.00", "0.0%", "0.0%", "0", "0", "0"]
+    assert ("/market/kv-cache/", "KV cache") in page.links()
+    spark = page.row_of("KV cache").one("svg", cls="sparkline")
+    assert spark.get("role") == "img"
+    assert spark.get("aria-label") == "KV cache, last 7 days: 1.00 to 1.20 credits (rising)"
+    assert spark.select("polyline")
 
 
 def test_market_headers_are_sort_links_with_aria_sort(client, kv_cache):
-    markup = client.get("/market/?sort=phrase").content.decode()
-    assert re.search(r'<th scope="col" aria-sort="ascending">\s*<a href="\?sort=-phrase">', markup)
+    page = Page.of(client.get("/market/?sort=phrase"))
+    sorted_by = page.one(aria_sort=...)  # one column says how the table is sorted
+    assert sorted_by.tag == "th" and sorted_by.get("scope") == "col"
+    assert sorted_by.get("aria-sort") == "ascending"
+    assert sorted_by.first("a").get("href") == "?sort=-phrase"
+    hrefs = [href for href, _ in page.links()]
     for key in ("price", "change", "supply", "holders", "mentions"):
-        assert f'href="?sort=-{key}"' in markup  # numbers sort high to low first
-    markup = client.get("/market/?sort=-price&q=kv").content.decode()
-    assert re.search(
-        r'<th scope="col" class="num" aria-sort="descending">\s*<a href="\?sort=price&amp;q=kv">',
-        markup,
-    )
-    assert markup.count("aria-sort=") == 1
-    assert 'href="?sort=phrase&amp;q=kv"' in markup  # the other columns keep the search
+        assert f"?sort=-{key}" in hrefs  # numbers sort high to low first
+    page = Page.of(client.get("/market/?sort=-price&q=kv"))
+    sorted_by = page.one(aria_sort=...)
+    assert sorted_by.tag == "th" and sorted_by.get("scope") == "col"
+    assert sorted_by.get("aria-sort") == "descending"
+    assert "num" in sorted_by.classes
+    assert sorted_by.first("a").get("href") == "?sort=price&q=kv"
+    assert "?sort=phrase&q=kv" in [href for href, _ in page.links()]  # the others keep the search
 
 
 def test_market_sorts_rows(client, trader, kv_cache, raft):
@@ -144,8 +109,7 @@ def test_market_sorts_rows(client, trader, kv_cache, raft):
 
     def order(query: str) -> list[str]:
         cache.clear()
-        return re.findall(r'<th scope="row"><a href="/market/[\w-]+/">([^<]+)</a>',
-                          client.get(f"/market/{query}").content.decode())  # fmt: skip
+        return market_terms(client.get(f"/market/{query}"))
 
     assert order("?sort=phrase") == ["gossip", "KV cache", "Raft"]
     assert order("?sort=-price") == ["Raft", "KV cache", "gossip"]
@@ -158,7 +122,7 @@ def test_market_search_filters_by_phrase_and_alias(client, kv_cache, raft):
     Term.objects.create(phrase="key-value store", aliases=["KV store"])
     text = page_text(client.get("/market/?q=kv+st"))
     assert "key-value store" in text and "Raft" not in text and "KV cache" not in text
-    assert 'value="kv st"' in client.get("/market/?q=kv+st").content.decode()
+    assert Page.of(client.get("/market/?q=kv+st")).form("/market/")["q"] == "kv st"
     text = page_text(client.get("/market/?q=paxos"))
     assert "No term matches “paxos”" in text
 
@@ -173,12 +137,10 @@ def test_market_shows_50_terms_a_page(client, db):
         [Term(phrase=f"word {n:02d}", slug=f"word-{n:02d}") for n in range(51)]
     )
     first = client.get("/market/?sort=phrase")
-    assert first.content.decode().count('<th scope="row">') == 50
-    assert 'href="?sort=phrase&amp;page=2"' in first.content.decode()
+    assert len(market_terms(first)) == 50
+    assert "?sort=phrase&page=2" in [href for href, _ in Page.of(first).links()]
     second = client.get("/market/?sort=phrase&page=2")
-    assert re.findall(r'<th scope="row"><a[^>]*>([^<]+)</a>', second.content.decode()) == [
-        "word 50"
-    ]
+    assert market_terms(second) == ["word 50"]
     assert "Page 2 of 2" in page_text(second)
     assert client.get("/market/?page=3").status_code == 404
 
@@ -213,9 +175,10 @@ def test_market_marks_halted_terms_and_leaves_out_delisted_ones(client, kv_cache
 
 
 def test_site_navigation_links_the_market(client, kv_cache):
-    markup = client.get("/market/").content.decode()
-    assert '<a href="/market/" aria-current="page">Market</a>' in markup
-    assert 'href="/leaderboard/"' in markup and 'href="/market/rules/"' in markup
+    page = Page.of(client.get("/market/"))
+    assert "Market" in page.texts("a", href="/market/", aria_current="page")
+    hrefs = [href for href, _ in page.links()]
+    assert "/leaderboard/" in hrefs and "/market/rules/" in hrefs
 
 
 # A term's page --------------------------------------------------------------------------------
@@ -240,21 +203,24 @@ def test_term_page_shows_the_term_chart_papers_holders_and_trades(
     )
     response = client.get("/market/kv-cache/")
     assert response.status_code == 200
-    text = page_text(response)
-    markup = response.content.decode()
-    assert "<h1>KV cache</h1>" in markup
+    page = Page.of(response)
+    text = page.text
+    assert page.one("h1").text == "KV cache"
     assert "1.10 credits a share · 10 shares out · 1 mentioning paper" in text
     assert "Also counted as: KV-cache, key-value cache" in text
-    assert "Caches <strong>keys</strong> and values." in markup
-    chart = re.search(r'<svg class="price-chart.*?</svg>', markup, re.S).group()
-    assert 'role="img"' in chart and "<title" in chart and "price-chart__dividend" in chart
-    assert f'<a href="/abs/{paper.arxiv_id}/">Paging the KV cache</a>' in markup
-    assert row_cells(response, "tobias") == ["tobias", "7"]
-    assert row_cells(response, "rhea") == ["rhea", "3"]
+    description = page.one("section", cls="term-description")
+    assert description.text == "Caches keys and values."
+    assert description.texts("strong") == ["keys"]
+    chart = page.first("svg", cls="price-chart")
+    assert chart.get("role") == "img" and chart.select("title")
+    assert chart.select(cls="price-chart__dividend")
+    assert (f"/abs/{paper.arxiv_id}/", "Paging the KV cache") in page.links()
+    assert page.row("tobias") == ["tobias", "7"]
+    assert page.row("rhea") == ["rhea", "3"]
     assert "rhea Buy 3 1.10" in text and "tobias Buy 7 1.07" in text  # newest first
-    assert len(re.findall(r'<td class="side side--buy">Buy</td>', markup)) == 2
-    assert 'action="/market/kv-cache/quote/"' in markup
-    assert 'data-quote-url="/market/kv-cache/quote.json"' in markup
+    assert page.texts("td", cls="side--buy") == ["Buy", "Buy"]
+    assert page.select("form", action="/market/kv-cache/quote/")
+    assert page.select(data_quote_url="/market/kv-cache/quote.json")
 
 
 def test_term_description_markdown_is_sanitised(client, kv_cache):
@@ -265,16 +231,16 @@ def test_term_description_markdown_is_sanitised(client, kv_cache):
             '[paper](https://arxiv.org/abs/2401.00001)\n\n<p onclick="evil()">para</p>'
         )
     )
-    markup = client.get("/market/kv-cache/").content.decode()
-    description = re.search(r'<section class="term-description.*?</section>', markup, re.S).group()
-    assert "<em>text</em>" in description
-    assert "<script" not in description and "alert('x')" not in description
-    assert "<img" not in description and "onerror" not in description
-    assert "javascript:" not in description and "onclick" not in description
-    assert (
-        '<a href="https://arxiv.org/abs/2401.00001" rel="nofollow noopener noreferrer">paper</a>'
-        in description
-    )
+    description = Page.of(client.get("/market/kv-cache/")).one("section", cls="term-description")
+    assert description.texts("em") == ["text"]
+    assert not description.select("script") and not description.select("img")
+    names = {name for element in description.iter() for name in element.attrs}
+    assert not {name for name in names if name.startswith("on")}  # onerror, onclick
+    assert not [v for v in description.attribute_values() if "javascript:" in v]
+    for word in ("alert(", "onerror", "onclick", "javascript:"):
+        assert word not in description.text  # nor left behind as text
+    link = description.one("a", href="https://arxiv.org/abs/2401.00001")
+    assert (link.text, link.get("rel")) == ("paper", "nofollow noopener noreferrer")
 
 
 def test_term_page_costs_a_fixed_number_of_queries(
@@ -319,14 +285,14 @@ def test_an_untradable_term_says_why_and_offers_no_form(client, kv_cache, status
         terms.halt(reason="Suspected manipulation; under review")
     else:
         terms.delist(reason="Too generic")
-    response = client.get("/market/kv-cache/")
-    text = page_text(response)
+    page = Page.of(client.get("/market/kv-cache/"))
+    text = page.text
     if status == "halted":
         assert "Trading in “KV cache” is halted. Reason: Suspected manipulation" in text
     else:
         assert "“KV cache” is delisted and can no longer be traded. Reason: Too generic" in text
     assert f"No trading while the term is {status}." in text
-    assert "/quote/" not in response.content.decode()
+    assert not [v for v in page.attribute_values() if "/quote/" in v]  # no form, no link
 
 
 def test_unknown_term_is_a_404_that_says_so(client, db):
@@ -376,6 +342,7 @@ def test_quote_page_shows_the_price_and_a_confirm_form(trader_client, kv_cache):
     assert "Average price 1.0200 credits a share" in text
     assert "Price after 1.05 credits" in text
     assert "Confirm: buy 5 for 5.15 credits" in text
+    assert trade_forms(response)
     fields = hidden_fields(response)
     assert fields["side"] == "buy" and fields["shares"] == "5"
     assert fields["limit"] == str(expected.total) == "5151000"
@@ -495,7 +462,7 @@ def test_bad_quote_input_is_refused_in_plain_words(
     response = get_quote(trader_client, **params)
     assert response.status_code in (400, 409)
     assert message in page_text(response)
-    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    assert not trade_forms(response)
     assert snapshot() == before
 
 
@@ -562,7 +529,7 @@ def test_a_halted_term_cannot_be_quoted_or_traded(trader_client, kv_cache, snaps
     text = page_text(response)
     assert "Trading in “KV cache” is halted (Under review)." in text
     assert "Nothing was traded." in text
-    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    assert not trade_forms(response)
     assert snapshot() == before
 
 
@@ -570,7 +537,7 @@ def test_trading_needs_a_login(client, kv_cache, snapshot):
     response = get_quote(client, side="buy", shares="5")
     assert response.status_code == 200
     assert "Log in to trade" in page_text(response)
-    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    assert not trade_forms(response)
     before = snapshot()
     response = confirm(
         client, {"side": "buy", "shares": "5", "limit": "9999999", "key": uuid.uuid4().hex}
@@ -584,10 +551,8 @@ def test_trading_without_the_csrf_token_is_forbidden(trader, password, kv_cache,
     browser = Client(enforce_csrf_checks=True)
     browser.login(username=trader.username, password=password)
     fields = hidden_fields(get_quote(browser, side="buy", shares="5"))
-    assert (
-        "csrfmiddlewaretoken"
-        in browser.get("/market/kv-cache/quote/?side=buy&shares=5").content.decode()
-    )
+    quote_page = Page.of(browser.get("/market/kv-cache/quote/?side=buy&shares=5"))
+    assert "csrfmiddlewaretoken" in quote_page.hidden_inputs()
     before = snapshot()
     response = confirm(browser, fields)
     assert response.status_code == 403
@@ -635,7 +600,7 @@ def test_buying_more_than_you_can_afford_is_explained_before_and_refused_after(
     response = get_quote(trader_client, side="buy", shares="10000")
     text = page_text(response)
     assert "but you have 1,000.00 credits. You can afford" in text
-    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    assert not trade_forms(response)
     total = trading.quote(term=kv_cache, side="buy", shares=10_000).total
     before = snapshot()
     response = confirm(
@@ -656,7 +621,7 @@ def test_selling_more_than_you_hold_is_explained_and_refused(
     text = page_text(response)
     assert "You hold 2 shares of “KV cache” and cannot sell 5. Sell at most 2." in text
     assert "Nothing would be traded." in text and "Nothing was traded." not in text
-    assert 'action="/market/kv-cache/trade/"' not in response.content.decode()
+    assert not trade_forms(response)
     before = snapshot()
     response = confirm(
         trader_client, {"side": "sell", "shares": "5", "limit": "0", "key": uuid.uuid4().hex}
@@ -728,11 +693,15 @@ def test_pages_carry_no_inline_script(trader_client, trader, kv_cache):
     buy(trader, kv_cache, 1)
     for url in ("/market/", "/market/kv-cache/", "/market/kv-cache/quote/?side=buy&shares=1",
                 "/portfolio/", "/leaderboard/", "/market/rules/"):  # fmt: skip
-        markup = trader_client.get(url).content.decode()
-        for tag in re.findall(r"<script\b[^>]*>", markup):
-            assert re.fullmatch(r'<script src="/static/js/\w+\.js" defer>', tag), (url, tag)
-    markup = trader_client.get("/market/kv-cache/").content.decode()
-    assert '<script src="/static/js/quote.js" defer></script>' in markup
+        for script in Page.of(trader_client.get(url)).select("script"):
+            src = script.get("src", "")
+            assert set(script.attrs) == {"src", "defer"}, (url, script.attrs)
+            assert src.startswith("/static/js/") and src.endswith(".js"), (url, src)
+            name = src.removeprefix("/static/js/").removesuffix(".js")
+            assert name and all(c.isalnum() or c == "_" for c in name), (url, src)
+            assert not script.children, (url, src)  # nothing inline
+    scripts = Page.of(trader_client.get("/market/kv-cache/")).select("script")
+    assert "/static/js/quote.js" in [script.get("src") for script in scripts]
 
 
 # Portfolio --------------------------------------------------------------------------------------
@@ -774,8 +743,8 @@ def test_portfolio_figures_agree_with_the_ledger(
     dividends.pay_dividend(
         term=kv_cache, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
     )
-    response = trader_client.get("/portfolio/")
-    text = page_text(response)
+    page = Page.of(trader_client.get("/portfolio/"))
+    text = page.text
     money = format_credits
 
     kv, rf = Term.objects.get(pk=kv_cache.pk), Term.objects.get(pk=raft.pk)
@@ -792,7 +761,7 @@ def test_portfolio_figures_agree_with_the_ledger(
     assert "Dividends received 0.30 credits" in text
 
     kv_basis = kv_buy.total * 6 // 10
-    assert row_cells(response, "KV cache") == [
+    assert page.row("KV cache") == [
         "KV cache",
         "6",
         money(kv_value, unit=False),
@@ -801,7 +770,7 @@ def test_portfolio_figures_agree_with_the_ledger(
         "0.30",
         "Sell all Buy max",
     ]
-    assert row_cells(response, "Raft")[:4] == [
+    assert page.row("Raft")[:4] == [
         "Raft",
         "3",
         money(raft_value, unit=False),
@@ -848,11 +817,11 @@ def test_portfolio_costs_a_fixed_number_of_queries(trader_client, trader, cs_dc)
 def test_leaderboard_ranks_by_net_worth_minus_grants(client, trader, rival, kv_cache):
     buy(trader, kv_cache, 20)
     buy(rival, kv_cache, 20)
-    response = client.get("/leaderboard/")
+    page = Page.of(client.get("/leaderboard/"))
     expected = {a.user.username: a for a in stats.leaderboard()}
     tobias = stats.portfolio(user=trader)
     assert expected["tobias"].score == tobias.gain
-    assert row_cells(response, "1") == [
+    assert page.row("1") == [
         "1",
         "tobias",
         format_credits(tobias.gain, unit=False, signed=True),
@@ -860,8 +829,8 @@ def test_leaderboard_ranks_by_net_worth_minus_grants(client, trader, rival, kv_c
         format_credits(tobias.cash, unit=False),
         format_credits(tobias.holdings_value, unit=False),
     ]
-    assert row_cells(response, "2")[1] == "rhea"
-    assert "2 traders, best first." in page_text(response)
+    assert page.row("2")[1] == "rhea"
+    assert "2 traders, best first." in page.text
 
 
 def test_leaderboard_shows_your_rank_even_off_the_first_page(
@@ -872,12 +841,12 @@ def test_leaderboard_shows_your_rank_even_off_the_first_page(
     for user in users:
         buy(user, kv_cache, 10)  # each later buyer pays more: earlier is better
     client.login(username="t3", password=password)
-    response = client.get("/leaderboard/")
-    text = page_text(response)
-    assert "You are #4 of 4, with a gain of" in text
-    assert "t3" not in [row_cells(response, str(rank))[1] for rank in (1, 2)]
-    on_page_2 = client.get("/leaderboard/?page=2").content.decode()
-    assert re.search(r'<tr class="is-you" aria-current="true">\s*<td class="num">4</td>', on_page_2)
+    page = Page.of(client.get("/leaderboard/"))
+    assert "You are #4 of 4, with a gain of" in page.text
+    assert "t3" not in [page.row(str(rank))[1] for rank in (1, 2)]
+    yours = Page.of(client.get("/leaderboard/?page=2")).one("tr", cls="is-you", aria_current="true")
+    rank = yours.cells()[0]
+    assert (rank.tag, rank.classes, rank.text) == ("td", ["num"], "4")
 
 
 def test_leaderboard_for_someone_who_has_not_traded(client, reader, password, db):

@@ -12,7 +12,8 @@ from papers.models import Category
 from papers.search import pages as search_pages
 from papers.search import query as search_query
 from tests.factories import list_paper, make_paper
-from tests.html import Page
+from tests.html import Page, page_text
+from tests.market.pages import market_terms
 
 pytestmark = pytest.mark.django_db
 
@@ -28,10 +29,18 @@ def result_ids(response) -> list[str]:
     return Page.of(response).ids("li", cls="paper")
 
 
+def marked(response) -> list[str]:
+    """The words the page marks as matching the search, in page order."""
+    return Page.of(response).texts("mark")
+
+
+def hrefs(response) -> list[str]:
+    return [href for href, _ in Page.of(response).links()]
+
+
 def test_every_page_has_the_search_box(client, cs_dc):
-    page = client.get(reverse("papers:category", args=["cs.DC"])).content.decode()
-    assert 'role="search"' in page
-    assert f'action="{reverse("papers:search")}"' in page
+    page = Page.of(client.get(reverse("papers:category", args=["cs.DC"])))
+    assert page.select("form", role="search", action=reverse("papers:search"))
 
 
 def test_a_title_match_ranks_above_an_abstract_only_match(client):
@@ -51,9 +60,10 @@ def test_a_title_match_ranks_above_an_abstract_only_match(client):
 
     assert response.status_code == 200
     assert result_ids(response) == [in_title.arxiv_id, abstract_only.arxiv_id]
-    page = response.content.decode()
-    assert "<mark>Gossip</mark> in dynamic networks" in page
-    assert "2 papers match" in page
+    page = Page.of(response)
+    title = page.one("li", id=in_title.arxiv_id).one(cls="paper__title")
+    assert title.text == "Gossip in dynamic networks" and title.texts("mark") == ["Gossip"]
+    assert "2 papers match" in page.text
 
 
 def test_phrases_and_exclusion(client):
@@ -140,7 +150,7 @@ def test_author_title_and_abstract_prefixes(client):
     assert result_ids(search(client, "clocks au:fidge")) == [in_abstract.arxiv_id]
     assert result_ids(search(client, "au:lamport au:leslie")) == [by_lamport.arxiv_id]
     assert result_ids(search(client, "ti:lamport revisit")) == [about_lamport.arxiv_id]
-    assert "<mark>Lamport</mark>" in search(client, "au:lamport").content.decode()
+    assert "Lamport" in marked(search(client, "au:lamport"))
 
 
 def test_category_filter_includes_cross_lists(client):
@@ -188,14 +198,14 @@ def test_accents_are_optional_and_misspelled_authors_are_found(client):
 
     response = search(client, "Dagli")
     assert result_ids(response) == [dagli.arxiv_id]
-    assert "<mark>Dağlı</mark>" in response.content.decode()
+    assert "Dağlı" in marked(response)
     assert result_ids(search(client, "au:dagli")) == [dagli.arxiv_id]
     assert result_ids(search(client, "lamport")) == [lamport.arxiv_id]
 
     misspelled = search(client, "Lamprt")
     assert result_ids(misspelled) == [lamport.arxiv_id]
-    assert "similar names" in misspelled.content.decode()
-    assert "<mark>Lamport</mark>" in misspelled.content.decode()
+    assert "similar names" in page_text(misspelled)
+    assert "Lamport" in marked(misspelled)
     assert result_ids(search(client, "au:Daglu")) == [dagli.arxiv_id]
 
 
@@ -208,7 +218,7 @@ def test_misspelled_names_are_found_after_the_authors_change(client):
 
     misspelled = search(client, "Ranal")
     assert result_ids(misspelled) == [paper.arxiv_id]
-    assert "<mark>Raynal</mark>" in misspelled.content.decode()
+    assert "Raynal" in marked(misspelled)
 
 
 def test_an_arxiv_id_or_address_goes_straight_to_the_paper(client):
@@ -228,7 +238,7 @@ def test_an_arxiv_id_or_address_goes_straight_to_the_paper(client):
 
     missing = search(client, "2611.99999")
     assert missing.status_code == 200
-    assert "https://arxiv.org/abs/2611.99999" in missing.content.decode()
+    assert "https://arxiv.org/abs/2611.99999" in hrefs(missing)
 
 
 def test_tex_is_indexed_as_the_text_it_typesets_to(client):
@@ -247,8 +257,8 @@ def test_tex_is_indexed_as_the_text_it_typesets_to(client):
     for q in ("odinger", "nlog"):  # the trigram fallback may suggest it, but no word matches
         assert not search_module.matching(search_module.parse(q)).exists(), q
     # The typeset title keeps its formula, and the match is marked outside it.
-    page = search(client, "heaps").content.decode()
-    assert "<math>" in page and "<mark>heaps</mark>" in page
+    page = Page.of(search(client, "heaps"))
+    assert page.select("math") and "heaps" in page.texts("mark")
 
 
 def test_hidden_papers_never_appear(client):
@@ -269,9 +279,8 @@ def test_results_are_paged_by_25_keeping_the_query(client):
 
     first = search(client, "consensus", category="cs.DC")
     assert len(result_ids(first)) == 25
-    page = first.content.decode()
-    assert "27 papers match" in page
-    assert 'href="?q=consensus&amp;category=cs.DC&amp;page=2"' in page
+    assert "27 papers match" in page_text(first)
+    assert "?q=consensus&category=cs.DC&page=2" in hrefs(first)
 
     second = search(client, "consensus", category="cs.DC", page=2)
     assert len(result_ids(second)) == 2
@@ -282,13 +291,12 @@ def test_results_are_paged_by_25_keeping_the_query(client):
 def test_no_results_suggest_what_to_try(client):
     make_paper(title="Consensus")
 
-    page = search(client, "zyxwvut qqqq").content.decode()
-    assert "No papers match" in page
-    assert "Check the spelling" in page
-    assert 'href="/list/cs.DC/"' in page
+    nothing = search(client, "zyxwvut qqqq")
+    assert "No papers match" in page_text(nothing)
+    assert "Check the spelling" in page_text(nothing)
+    assert "/list/cs.DC/" in hrefs(nothing)
 
-    common = search(client, "the of and").content.decode()
-    assert "too common" in common
+    assert "too common" in page_text(search(client, "the of and"))
 
 
 @pytest.mark.parametrize(
@@ -305,7 +313,7 @@ def test_no_results_suggest_what_to_try(client):
 def test_bad_input_gets_a_clear_message(client, params, message):
     response = client.get(reverse("papers:search"), params)
     assert response.status_code == 400
-    assert message in response.content.decode()
+    assert message in page_text(response)
 
 
 @pytest.mark.parametrize(
@@ -333,7 +341,7 @@ def test_odd_syntax_never_fails(client, q):
 def test_nul_in_the_query_is_refused_clearly(client):
     response = search(client, "conse\x00nsus")
     assert response.status_code == 400
-    assert "NUL" in response.content.decode()
+    assert "NUL" in page_text(response)
 
 
 def test_the_page_costs_the_same_number_of_queries_however_many_results(
@@ -369,9 +377,9 @@ def test_results_show_the_market_terms_they_mention(client):
     term = Term.objects.create(phrase="gossip", aliases=["epidemic protocol"])
     Mention.objects.create(term=term, paper=paper, date=DAY)
 
-    page = search(client, "rumours").content.decode()
-    assert "Mentions" in page and f'href="{term.get_absolute_url()}"' in page
-    assert "On the market" in search(client, "gossip").content.decode()
+    rumours = search(client, "rumours")
+    assert "Mentions" in page_text(rumours) and term.get_absolute_url() in hrefs(rumours)
+    assert "On the market" in page_text(search(client, "gossip"))
 
 
 def test_the_market_finds_terms_by_phrase_or_alias(client):
@@ -380,10 +388,10 @@ def test_the_market_finds_terms_by_phrase_or_alias(client):
     Term.objects.create(phrase="gossip", aliases=["epidemic protocol"])
     Term.objects.create(phrase="consensus")
 
-    by_alias = client.get(reverse("market:index"), {"q": "epidemic"}).content.decode()
-    assert ">gossip</a>" in by_alias and ">consensus</a>" not in by_alias
-    by_phrase = client.get(reverse("market:index"), {"q": "Gossip"}).content.decode()
-    assert ">gossip</a>" in by_phrase
+    by_alias = market_terms(client.get(reverse("market:index"), {"q": "epidemic"}))
+    assert "gossip" in by_alias and "consensus" not in by_alias
+    by_phrase = market_terms(client.get(reverse("market:index"), {"q": "Gossip"}))
+    assert "gossip" in by_phrase
 
 
 def test_matches_are_marked_in_any_form_of_the_word_and_a_long_abstract_shows_where(client):
@@ -397,15 +405,17 @@ def test_matches_are_marked_in_any_form_of_the_word_and_a_long_abstract_shows_wh
     response = search(client, "federated -ledger")
 
     assert result_ids(response) == [paper.arxiv_id]
-    assert "<mark>Federation</mark> of clusters" in response.content.decode()
-    snippet = Page.of(response).one("p", cls="paper__snippet")
+    entry = Page.of(response).one("li", id=paper.arxiv_id)
+    title = entry.one(cls="paper__title")
+    assert title.text == "Federation of clusters" and title.texts("mark") == ["Federation"]
+    snippet = entry.one("p", cls="paper__snippet")
     assert "Federated training then converges" in snippet.text
-    assert [mark.text for mark in snippet.select("mark")] == ["Federated"]
+    assert snippet.texts("mark") == ["Federated"]
     # A word the query excludes is not marked, where the paper matches all the same.
     either = search(client, "federated or -blockchain")
     assert result_ids(either) == [paper.arxiv_id]
-    assert "blockchain" in either.content.decode()
-    assert "<mark>blockchain</mark>" not in either.content.decode()
+    assert "blockchain" in page_text(either)
+    assert "blockchain" not in marked(either)
 
 
 def test_a_snippet_reads_formulas_as_they_are_written(client):
@@ -440,7 +450,7 @@ def test_past_the_counted_limit_a_past_date_range_still_shows_its_newest_matches
     ids = result_ids(response)
     # The range's two newest announcements, not an empty page.
     assert set(ids) == {in_range[3].arxiv_id, in_range[2].arxiv_id}
-    assert "More than 2 papers match" in response.content.decode()
+    assert "More than 2 papers match" in page_text(response)
 
 
 def test_past_the_counted_limit_the_newest_matches_are_ranked(client, monkeypatch):
@@ -456,4 +466,4 @@ def test_past_the_counted_limit_the_newest_matches_are_ranked(client, monkeypatc
     ids = result_ids(response)
     assert ids[0] == newest_title_match.arxiv_id  # ranked first among the newest four
     assert old_title_match.arxiv_id not in ids
-    assert "More than 3 papers match" in response.content.decode()
+    assert "More than 3 papers match" in page_text(response)

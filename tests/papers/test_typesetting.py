@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 import pytest
 
 from papers.typesetting import TYPESETTER_VERSION, sanitize, tex_to_html, tex_to_text
+from tests.html import Page
 
 NBSP = "\u00a0"
 
@@ -345,7 +346,7 @@ def test_single_paragraph_is_inline() -> None:
 
 def test_paragraph_break_gives_paragraphs() -> None:
     out = tex_to_html("  First $x$ paragraph.\n  Second paragraph,\nwrapped.\n  Third.  ")
-    assert out.count("<p>") == 3
+    assert len(Page.parse(out).select("p")) == 3
     assert out.startswith("<p>First <math>")
     assert out.endswith("<p>Second paragraph, wrapped.</p><p>Third.</p>")
 
@@ -466,7 +467,7 @@ def test_formula_cache_returns_identical_output() -> None:
     source = r"$\frac{1}{2}$ and again $\frac{1}{2}$"
     first = tex_to_html(source)
     assert first == tex_to_html(source)
-    assert first.count("<mfrac>") == 2
+    assert len(Page.parse(first).select("mfrac")) == 2
 
 
 def test_operator_names_get_thin_spaces_like_tex():

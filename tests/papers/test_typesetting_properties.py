@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from papers.typesetting import sanitize, tex_to_html, tex_to_text
+from tests.html import Page
 from tests.papers.test_typesetting import ALLOWED_TAGS
 
 EXAMPLES = settings(max_examples=200, deadline=None)
@@ -123,7 +124,8 @@ def test_keeps_every_prose_word(tokens: list[tuple[str, str]]) -> None:
             assert value in outside_words, (value, source, out)
     # Every formula is either MathML or shown as source: no formula vanishes.
     formulas = sum(1 for kind, _ in tokens if kind == "math")
-    assert out.count("<math") + out.count('<code class="tex">') == formulas
+    page = Page.parse(out)
+    assert len(page.select("math")) + len(page.select("code", cls="tex")) == formulas
     text = tex_to_text(source)
     for kind, value in tokens:
         if kind == "word":
