@@ -1,0 +1,266 @@
+"""Kept pieces (peerrevenue.keep): keyed by what they show, never stale, never a reader's.
+
+A change made any way at all — ``QuerySet.update()``, a trade, a watch, a dividend — shows on
+the next render with no invalidation call at its site, because the page reads the stamps the
+database moved. And a change moves only what it touched: a trade re-renders no category page,
+a watch no kept piece at all.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+from contextlib import contextmanager
+
+import pytest
+import requests
+from django.conf import settings
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+from market import dividends
+from market import views as market_views
+from market.models import Term
+from papers import views as paper_views
+from papers.models import Paper
+from peerrevenue import keep
+from tests.factories import announce, buy, list_paper, make_paper
+from tests.html import Page, page_text
+from tests.market.state import held_before_the_announcement
+from tests.test_local_site import ROOT, anonymous_pages, free_port, local_env, wait_for, workers_in
+
+DAY = dt.date(2026, 11, 25)
+
+
+@pytest.fixture
+def paper(cs_dc):
+    made = make_paper(title="Raft everywhere", abstract="Consensus on GPUs and a KV cache.")
+    list_paper(made, category=cs_dc, date=DAY)
+    return made
+
+
+@pytest.fixture
+def gpu(db):
+    return Term.objects.create(phrase="GPU")
+
+
+@pytest.fixture
+def signed_in(client, trader, password):
+    client.login(username=trader.username, password=password)
+    return client
+
+
+def term_links(client, url: str) -> list[str]:
+    return [text for _, text in Page.of(client.get(url)).links() if text in ("GPUs", "KV cache")]
+
+
+def renders_of(monkeypatch, module, name: str) -> list[object]:
+    """Count the renders of a kept piece's maker, e.g. ``papers.views._category_piece``."""
+    calls: list[object] = []
+    real = getattr(module, name)
+
+    def counting(*args, **kwargs):
+        calls.append(None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+# Fresh after changes made with no call to remember -----------------------------------------
+
+
+def test_a_paper_hidden_with_update_goes_from_its_pages_at_once(signed_in, client, paper):
+    assert "Raft everywhere" in page_text(signed_in.get("/list/cs.DC/"))
+    assert signed_in.get(f"/abs/{paper.arxiv_id}/").status_code == 200
+    Paper.objects.filter(pk=paper.pk).update(hidden=True)
+    assert "Raft everywhere" not in page_text(signed_in.get("/list/cs.DC/"))
+    assert signed_in.get(f"/abs/{paper.arxiv_id}/").status_code == 404
+    client.logout()
+    assert "Raft everywhere" not in page_text(client.get("/list/cs.DC/"))
+
+
+def test_a_term_halted_with_update_is_no_longer_highlighted(signed_in, paper, gpu):
+    assert "GPUs" in term_links(signed_in, "/list/cs.DC/")
+    assert "GPUs" in term_links(signed_in, f"/abs/{paper.arxiv_id}/")
+    Term.objects.filter(pk=gpu.pk).update(status=Term.Status.HALTED)
+    assert "GPUs" not in term_links(signed_in, "/list/cs.DC/")
+    assert "GPUs" not in term_links(signed_in, f"/abs/{paper.arxiv_id}/")
+
+
+def test_a_watch_changes_the_count_and_renders_no_kept_piece(
+    signed_in, client, reader, paper, monkeypatch
+):
+    signed_in.get("/list/cs.DC/")
+    renders = renders_of(monkeypatch, paper_views, "_category_piece")
+    reader_client = client.__class__()
+    reader_client.force_login(reader)
+    assert reader_client.post("/list/cs.DC/watch/").status_code == 302
+    page = Page.of(signed_in.get("/list/cs.DC/"))
+    assert page.one(cls="watch-form__count").text == "1 watcher"
+    assert renders == []  # the days of papers were not rendered again for one reader's watch
+
+
+def test_a_trade_moves_hover_prices_and_renders_no_category_page(
+    signed_in, rival, paper, gpu, monkeypatch
+):
+    def gpu_title() -> str:
+        page = Page.of(signed_in.get("/list/cs.DC/"))
+        return next(a.attrs["title"] for a in page.select("a", cls="term") if a.text == "GPUs")
+
+    before = gpu_title()
+    renders = renders_of(monkeypatch, paper_views, "_category_piece")
+    buy(rival, gpu, 25)
+    after = gpu_title()
+    assert before.startswith("GPU: 1.00 credits") and after != before
+    gpu.refresh_from_db()
+    assert after.startswith(f"GPU: {market_views.format_credits(gpu.price)}")
+    assert renders == []
+
+
+def test_a_trade_renders_its_term_page_again_and_no_other_terms(signed_in, rival, gpu, monkeypatch):
+    other = Term.objects.create(phrase="consensus")
+    for url in ("/market/gpu/", "/market/consensus/"):
+        signed_in.get(url)
+    renders = renders_of(monkeypatch, market_views, "_term_piece")
+    buy(rival, gpu, 5)
+    assert "rhea" in page_text(signed_in.get("/market/gpu/"))  # a new holder
+    signed_in.get(f"/market/{other.slug}/")
+    assert len(renders) == 1
+
+
+def test_a_dividend_shows_on_the_term_page(signed_in, trader, cs_dc, gpu):
+    buy(trader, gpu, 4)
+    signed_in.get("/market/gpu/")
+    paper = announce(gpu, date=DAY, category=cs_dc)
+    held_before_the_announcement(DAY)
+    dividends.pay_dividend(term=gpu, paper_ids=[paper.pk], per_share=50_000, date=DAY)
+    text = page_text(signed_in.get("/market/gpu/"))
+    assert "1 mentioning paper" in text or "1 paper" in text
+
+
+# Nothing of the reader is ever kept ------------------------------------------------------------
+
+
+def kept_now() -> dict[object, str]:
+    return {name: repr(value) for name, (value, _) in keep._local.entries.items()}
+
+
+def test_no_kept_piece_holds_a_readers_name_token_or_holdings(
+    signed_in, client, trader, paper, gpu, monkeypatch
+):
+    # The trader holds shares and watches the category: their pages show both.
+    buy(trader, gpu, 7)
+    signed_in.post("/list/cs.DC/watch/")
+    # Charts end now: hold the clock still, so that two renders can be compared to the letter.
+    now = timezone.now()
+    monkeypatch.setattr(timezone, "now", lambda: now)
+    pages = ["/list/cs.DC/", f"/abs/{paper.arxiv_id}/", "/market/", "/market/gpu/"]
+    for url in pages:
+        text = page_text(signed_in.get(url))
+        assert trader.username in text
+    assert "You hold 7 shares" in page_text(signed_in.get("/market/gpu/"))
+    token = signed_in.cookies[settings.CSRF_COOKIE_NAME].value
+    for_trader = kept_now()
+    assert for_trader, "the pages kept their pieces"
+    for value in for_trader.values():
+        assert token not in value
+        assert "You hold" not in value and "Unwatch" not in value and "is-you" not in value
+
+    # The same pieces, made again for nobody in particular, are the same to the letter: what
+    # is kept cannot depend on who asked (the trader's name shows only as a public holder).
+    keep.forget_local()
+    cache.clear()
+    client.logout()
+    for url in pages:
+        assert client.get(url).status_code == 200
+    for_nobody = kept_now()
+    shared = {name for name in for_trader if name in for_nobody}
+    assert len(shared) >= len(pages)
+    for name in shared:
+        assert for_trader[name] == for_nobody[name], name
+    for name in set(for_trader) - shared:  # e.g. the trade form for a signed-in holder of 7
+        assert trader.username not in for_trader[name]
+
+
+# Across processes, with Redis as in production ------------------------------------------------
+
+
+@contextmanager
+def production_site(tmp_path):
+    """The site under gunicorn with two workers on the test database and the tests' shared
+    cache (Redis, as in production, when the suite has it)."""
+    db = connection.settings_dict
+    port = free_port()
+    log = tmp_path / "access.log"
+    shared = settings.CACHES["default"]
+    redis = {"REDIS_URL": shared["LOCATION"]} if shared["BACKEND"].endswith("RedisCache") else {}
+    env = local_env(
+        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}", **redis
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "peerrevenue.wsgi", "--workers", "2"]
+        + ["--bind", f"127.0.0.1:{port}", "--access-logfile", str(log)]
+        + ["--access-logformat", "%(p)s %(r)s"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(base + "/market/rules/", timeout=60)
+        yield base, log
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def prices(page: str) -> set[str]:
+    return {a.attrs.get("title", "") for a in Page.parse(page).select("a", cls="term")}
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_changes_from_another_process_show_on_both_workers_at_once(cs_dc, reader, rival, tmp_path):
+    if not settings.CACHES["default"]["BACKEND"].endswith("RedisCache"):
+        call_command("createcachetable")  # the local site's shared cache is a table
+    gpu = Term.objects.create(phrase="GPU")
+    quorum = Term.objects.create(phrase="quorum")
+    gossip = make_paper(title="Gossip protocols under churn", abstract="Gossip on GPUs.")
+    list_paper(gossip, category=cs_dc, date=DAY)
+    list_paper(
+        make_paper(title="Byzantine quorums", abstract="A quorum of GPUs."),
+        category=cs_dc,
+        date=DAY,
+    )
+    with production_site(tmp_path) as (base, log):
+        before = anonymous_pages(base + "/list/cs.DC/", 12)  # kept by both workers now
+        assert all("Gossip protocols under churn" in page for page in before)
+        old_prices = set.union(*(prices(page) for page in before))
+
+        # This test process is a third one: plain updates, a trade and a watch, each with no
+        # call to any cache.
+        Paper.objects.filter(pk=gossip.pk).update(hidden=True)
+        Term.objects.filter(pk=quorum.pk).update(status=Term.Status.HALTED)
+        buy(rival, gpu, 30)
+        cs_dc.toggle_watch(reader)
+
+        log.write_text("")
+        after = anonymous_pages(base + "/list/cs.DC/", 24)
+        assert len(workers_in(log, "/list/cs.DC/")) == 2, "both workers answered"
+        assert not any("Gossip protocols under churn" in page for page in after)
+        assert not any(f'href="/market/{quorum.slug}/"' in page for page in after)
+        assert all("1 watcher" in page_text_of(page) for page in after)
+        new_prices = set.union(*(prices(page) for page in after))
+        assert new_prices and not new_prices & old_prices
+        term_page = requests.get(base + "/market/gpu/", timeout=10).text
+        assert "rhea" in term_page
+    cache.clear()
+
+
+def page_text_of(markup: str) -> str:
+    return Page.parse(markup).text
