@@ -24,4 +24,4 @@ class MarketConfig(AppConfig):
 def own_row(request):
     """Fills ``you`` holes (a kept table's row of trader N) for the reader who is trader N."""
     mine = str(request.user.pk) if request.user.is_authenticated else None
-    return lambda user_id: ' class="is-you"' if user_id == mine else ""
+    return mine, lambda user_id: ' class="is-you"' if user_id == mine else ""

@@ -68,8 +68,11 @@ def current_tickers(request: HttpRequest | None = None) -> dict[int, Ticker]:
     return tickers_for(keep.facts_of(request) if request is not None else keep.read(None))
 
 
-def price_titles(request: HttpRequest) -> Callable[[str], str]:
-    """Fills the ``price`` holes of highlighted links: the term's hover text."""
+def price_titles(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    """Fills the ``price`` holes of highlighted links with the term's hover text, as of the
+    request's facts (the version its fills depend on)."""
+    facts = keep.facts_of(request)
+    version = (facts["terms"], facts["prices"], clock_bucket())
     titles: dict[str, str] = {}
     table: dict[int, Ticker] | None = None
 
@@ -78,9 +81,9 @@ def price_titles(request: HttpRequest) -> Callable[[str], str]:
         title = titles.get(term_id)
         if title is None:
             if table is None:
-                table = tickers_for(keep.facts_of(request))
+                table = tickers_for(facts)
             ticker = table.get(int(term_id)) if term_id.isdigit() else None
             title = titles[term_id] = html.escape(ticker.hover_text) if ticker else ""
         return title
 
-    return fill
+    return version, fill

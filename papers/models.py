@@ -190,6 +190,12 @@ class Paper(models.Model):
 
     objects = PaperQuerySet.as_manager()
 
+    # Set on the papers of a search or a reader's own page by the code that shows them
+    # (search marks, saved searches, terms named); None elsewhere, so that a template's look-up,
+    # e.g. the kept entry's key, finds them at once.
+    search_title = search_authors = search_snippet = search_words = None
+    matched_searches = mentioned_terms = None
+
     #: What a paper is typeset from, and the columns its typesetting writes.
     TEX_FIELDS = ("title", "abstract", "authors")
     TYPESET_FIELDS = (
@@ -431,6 +437,7 @@ class ListingQuerySet(models.QuerySet):
             .exclude(announce_type__in=Listing.STREAM_TYPES)
             .visible()
             .select_related("paper")
+            .defer("paper__search_vector")
             .order_by("-date", "paper__arxiv_id")
         )
 
@@ -446,7 +453,11 @@ class ListingQuerySet(models.QuerySet):
         )
         if until is not None:
             listings = listings.filter(date__lte=until)
-        return listings.select_related("paper").order_by("-date", "paper__arxiv_id")
+        return (
+            listings.select_related("paper")
+            .defer("paper__search_vector")
+            .order_by("-date", "paper__arxiv_id")
+        )
 
     def watched_by(self, user) -> ListingQuerySet:
         """The streams of every category the user watches, merged, newest day first."""

@@ -190,6 +190,8 @@ def get_or_make(
 def forget_local() -> None:
     """Drop this process's entries (tests clear the shared cache between cases)."""
     _local.clear()
+    _splits.clear()
+    _filled.clear()
 
 
 # Pieces and holes ---------------------------------------------------------------------------
@@ -224,9 +226,10 @@ def hole(kind: str, argument: object = "") -> str:
     return f"\ue000{_TAG}{kind}:{text}\ue001"
 
 
-# A filler is made per request: it is given the request and returns what fills one hole
-# from the hole's argument (already HTML-escaped: what it returns goes in as it is).
-Filler = Callable[[HttpRequest], Callable[[str], str]]
+# A filler is made per request: given the request, it returns what its fills depend on (a
+# version: the prices fact, the reader's id) and the function that fills one hole from the
+# hole's argument (returning HTML, already escaped: it goes in as it is).
+Filler = Callable[[HttpRequest], tuple[object, Callable[[str], str]]]
 _fillers: dict[str, Filler] = {}
 
 
@@ -235,9 +238,11 @@ def filler(kind: str, make: Filler) -> None:
     _fillers[kind] = make
 
 
-# A kept text split at its holes: texts encoded once, holes as (kind, argument).
-_Split = tuple[tuple[bytes, ...], tuple[tuple[str, str], ...]]
+# A kept text split at its holes: texts encoded once, holes as (kind, argument), and the kinds.
+_Split = tuple[tuple[bytes, ...], tuple[tuple[str, str], ...], frozenset[str]]
 _splits: SizedLRU[_Split] = SizedLRU(LOCAL_CHARACTERS)
+# A kept text filled, by the text and the versions of the fillers it used.
+_filled: SizedLRU[bytes] = SizedLRU(LOCAL_CHARACTERS)
 
 
 def _split(text: str) -> _Split:
@@ -249,6 +254,7 @@ def _split(text: str) -> _Split:
         found = (
             tuple(part.encode() for part in pieces[::3]),
             tuple(zip(pieces[1::3], pieces[2::3], strict=True)),
+            frozenset(pieces[1::3]),
         )
         _splits.put(text, found, len(text))
     return found
@@ -259,24 +265,32 @@ class Fill:
 
     def __init__(self, request: HttpRequest) -> None:
         self.request = request
-        self._made: dict[str, Callable[[str], str]] = {}
+        self._made: dict[str, tuple[object, Callable[[str], str]]] = {}
 
-    def __call__(self, kind: str, argument: str) -> str:
-        fill = self._made.get(kind)
-        if fill is None:
-            fill = self._made[kind] = _fillers[kind](self.request)
-        return fill(argument)
+    def _filler(self, kind: str) -> tuple[object, Callable[[str], str]]:
+        made = self._made.get(kind)
+        if made is None:
+            made = self._made[kind] = _fillers[kind](self.request)
+        return made
 
     def encoded(self, text: str) -> bytes:
-        """``text`` with its holes filled, as UTF-8."""
+        """``text`` with its holes filled, as UTF-8: filled once per process for each
+        version of what its fillers depend on (a page's 500 price holes are filled once per
+        trade, not on every request)."""
         if _HOLE_START not in text:
             return text.encode()
-        parts, holes = _split(text)
-        out = [parts[0]]
-        for (kind, argument), after in zip(holes, parts[1:], strict=True):
-            out.append(self(kind, argument).encode())
-            out.append(after)
-        return b"".join(out)
+        parts, holes, kinds = _split(text)
+        versions = tuple(sorted((kind, repr(self._filler(kind)[0])) for kind in kinds))
+        name = (text, versions)
+        filled = _filled.get(name)
+        if filled is None:
+            out = [parts[0]]
+            for (kind, argument), after in zip(holes, parts[1:], strict=True):
+                out.append(self._filler(kind)[1](argument).encode())
+                out.append(after)
+            filled = b"".join(out)
+            _filled.put(name, filled, len(filled))
+        return filled
 
 
 # Pages --------------------------------------------------------------------------------------
