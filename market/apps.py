@@ -14,7 +14,9 @@ class MarketConfig(AppConfig):
         # Every page may highlight terms (the term set) and fill price holes (the prices: the
         # sum of every term's stamp, which each trade moves): read with every page's facts.
         keep.fact("terms", "SELECT value FROM kept_stamp WHERE name = 'terms'", every_page=True)
-        keep.fact("prices", "SELECT coalesce(sum(stamp), 0)::bigint FROM market_term", every_page=True)
+        keep.fact(
+            "prices", "SELECT coalesce(sum(stamp), 0)::bigint FROM market_term", every_page=True
+        )
         keep.fact("mentions", "SELECT value FROM kept_stamp WHERE name = 'mentions'")
         keep.fact("term", "SELECT stamp FROM market_term WHERE slug = %s", arguments=1)
         keep.filler("price", price_titles)
