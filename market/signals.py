@@ -6,16 +6,21 @@ Term changes reach kept pages by themselves: the database moves the term-set sta
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
-from django.db.models.signals import post_save
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from papers.signals import listings_announced
 
-from . import proposals, trends
+from . import proposals, tasks, term_links, trends
 from .cash import open_account
 from .dividends import pay_dividends_for_day
 from .models import Term
+
+logger = logging.getLogger(__name__)
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="market_open_account")
@@ -41,6 +46,23 @@ def pay_announced_dividends(sender, *, category, date, **kwargs) -> None:
     # means the digests queued after it report the day's dividends; payouts are idempotent per
     # (term, paper), so a retried or duplicated announcement pays nothing twice.
     pay_dividends_for_day(category=category, date=date)
-    # The new listings start fresh mention trends: count them here, in the worker, rather than
-    # on the first reader's request.
+    # The new listings start fresh mention trends and need their terms highlighted: do both
+    # here, in the worker, rather than on the first reader's request.
     trends.count_all_listed()
+    term_links.keep_recent_highlights()
+
+
+@receiver(post_save, sender=Term, dispatch_uid="market_term_highlights")
+@receiver(post_delete, sender=Term, dispatch_uid="market_term_highlights_deleted")
+def highlight_for_the_new_term_set(sender, raw: bool = False, **kwargs) -> None:
+    # A term added, edited or removed changes what the newest papers highlight: match them
+    # again in the worker once the change is committed (the page would do it otherwise).
+    if not raw:
+        transaction.on_commit(_queue_highlights)
+
+
+def _queue_highlights() -> None:
+    try:
+        tasks.keep_highlights.delay()
+    except Exception:  # the broker is away: the first reader of each page matches instead
+        logger.warning("Could not queue the highlighting of the newest papers", exc_info=True)

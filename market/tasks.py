@@ -57,3 +57,11 @@ def snapshot_net_worth(date_iso: str | None = None) -> int:
     taken = take_snapshots(date=date)
     logger.info("Net-worth snapshots for %s: %d new", date.isoformat(), taken)
     return taken
+
+
+@shared_task(name="market.tasks.keep_highlights")
+def keep_highlights() -> int:
+    """Highlight the newest papers for the current term set ahead of their readers."""
+    from .term_links import keep_recent_highlights
+
+    return keep_recent_highlights()

@@ -108,3 +108,24 @@ def highlight(markup: str) -> str:
     """``markup`` with its terms linked, reading the term set afresh; a page should use one
     ``PageTerms`` for all its texts instead."""
     return PageTerms().highlight(markup)
+
+
+RECENT_PAPERS = 600  # about two weeks of a busy category: what readers open after a change
+
+
+def keep_recent_highlights(*, limit: int = RECENT_PAPERS) -> int:
+    """Highlight the newest papers' titles and abstracts for the current term set and keep
+    them, so that the first reader after an ingest or a term change renders a page from kept
+    texts instead of matching thirty abstracts. Run in the worker; returns how many papers."""
+    from papers.models import Paper
+
+    page = PageTerms()
+    papers = (
+        Paper.objects.visible().order_by("-arxiv_id").values_list("title_html", "abstract_html")
+    )
+    count = 0
+    for title_html, abstract_html in papers[:limit]:
+        page.highlight(title_html)
+        page.highlight(abstract_html)
+        count += 1
+    return count

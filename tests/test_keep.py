@@ -264,3 +264,20 @@ def test_changes_from_another_process_show_on_both_workers_at_once(cs_dc, reader
 
 def page_text_of(markup: str) -> str:
     return Page.parse(markup).text
+
+
+def test_the_worker_highlights_the_newest_papers_before_their_readers(client, paper, monkeypatch):
+    from market import term_links
+
+    Term.objects.create(phrase="consensus")  # a new term set: every highlighted text is new
+    assert term_links.keep_recent_highlights() == 1
+    matched: list[str] = []
+    real = term_links.link_terms
+    monkeypatch.setattr(
+        term_links,
+        "link_terms",
+        lambda markup, matcher: matched.append(markup) or real(markup, matcher),
+    )
+    page = Page.of(client.get("/list/cs.DC/"))
+    assert "Consensus" in [a.text for a in page.select("a", cls="term")]
+    assert matched == []  # the reader's render found every text highlighted already
