@@ -37,6 +37,9 @@ class SavedSearch(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # Not a column: set by the saved-searches page, how many recent papers match.
+    new_matches: int
+
     class Meta:
         app_label = "accounts"
         ordering = ["created_at", "id"]

@@ -4,6 +4,8 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterable
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex, OpClass
@@ -18,6 +20,12 @@ from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 from . import fulltext
 from .calendar import announced_at
 from .identifiers import validate_archive_code, validate_arxiv_id, validate_category_code
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.utils.safestring import SafeString
+
+    from accounts.saved_searches import SavedSearch
 
 # How much of an abstract a listing shows before "Read the full abstract": the clamp in
 # static/css/site.css, and the characters its widest line holds (the 52rem column in the serif
@@ -62,11 +70,17 @@ class Category(models.Model):
     ingest_enabled = models.BooleanField(
         default=False, help_text="Fetch this category's feed on the daily schedule."
     )
-    watchers = models.ManyToManyField(
+    # Annotated: the plugin cannot follow a through model named as a string.
+    watchers: models.ManyToManyField[User, Watch] = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Watch", related_name="watched_categories", blank=True
     )
 
     objects = CategoryQuerySet.as_manager()
+
+    # Not columns: what CategoryQuerySet.with_counts() annotates.
+    paper_count: int
+    replacement_count: int
+    latest_date: dt.date | None
 
     class Meta:
         ordering = ["code"]
@@ -183,6 +197,18 @@ class Paper(models.Model):
     )
 
     objects = PaperQuerySet.as_manager()
+
+    # Not columns: what the pages that list papers set on the ones they show. Search results
+    # and saved-search matches (papers.search):
+    announced: dt.date
+    matched_queries: list[int]
+    search_title: SafeString
+    search_authors: SafeString
+    search_snippet: SafeString | None
+    search_words: list[str]
+    search_category: SimpleNamespace
+    # The saved-searches page (accounts.saved_search_views):
+    matched_searches: list[SavedSearch]
 
     #: What a paper is typeset from, and the columns its typesetting writes.
     TEX_FIELDS = ("title", "abstract", "authors")
