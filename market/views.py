@@ -219,10 +219,11 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "market/term.html", context)
 
 
-def _empty_quote_form(term: Term, *, signed_in: bool, held: int, terms: str) -> SafeString:
+def _empty_quote_form(term: Term, *, signed_in: bool, held: int, terms: str) -> str:
     """The term page's order form: its widgets cost more to render than the rest of the page
     around the kept pieces, and it varies only with the term, whether the reader is signed in
-    and how many shares they hold (the "Sell all" button)."""
+    and how many shares they hold (the "Sell all" button). The HTML is render_to_string's
+    SafeString, which both caches keep as it is (a piece is typed as a plain str)."""
 
     def render_form() -> fragments.Piece:
         context = {
@@ -331,6 +332,8 @@ def price_request(
             shares = limit
             note = f"{format_credits(budget)} would buy more than {limit:,} shares, the most a "
             note += f"trade can have; this quote is for {limit:,}."
+    if shares is None:
+        raise trading.InvalidRequest("Say how many shares, or how much to spend.")
     signed_in = user if user is not None and user.is_authenticated else None
     return PricedRequest(
         quote=trading.quote(term=term, side=side, shares=shares, user=signed_in), note=note
