@@ -22,8 +22,14 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import Any
 
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.contrib.postgres.search import (
+    SearchHeadline,
+    SearchQuery,
+    SearchQueryCombinable,
+    SearchRank,
+)
 from django.core.exceptions import ValidationError
 from django.core.paginator import Page, Paginator
 from django.db import connection
@@ -31,6 +37,7 @@ from django.db.models import (
     BooleanField,
     Case,
     Exists,
+    Expression,
     ExpressionWrapper,
     F,
     Func,
@@ -237,7 +244,7 @@ def _combined(query: Query):
     their field (title A, authors B, abstract C)."""
     combined = None
     for text, weight in query.text_parts():
-        part = tsquery(text)
+        part: SearchQueryCombinable = tsquery(text)
         if weight:
             part = fulltext.WeightedQuery(part, weight=weight.upper())
         combined = part if combined is None else combined & part
@@ -256,10 +263,10 @@ def match_condition(query: Query) -> Q | None:
             part = Q(_Matches(fulltext.title_vector(), tsquery(text)))
             condition = part if condition is None else condition & part
         else:
-            part = tsquery(text)
+            text_part: SearchQueryCombinable = tsquery(text)
             if weight:
-                part = fulltext.WeightedQuery(part, weight=weight.upper())
-            rest = part if rest is None else rest & part
+                text_part = fulltext.WeightedQuery(text_part, weight=weight.upper())
+            rest = text_part if rest is None else rest & text_part
     if rest is not None and condition is not None:
         # With ti: parts, the title index narrows the candidates and the other words are
         # checked on each of them: a title has some ten words against an abstract's two
@@ -328,7 +335,7 @@ def ranked(
     """
     combined = _combined(query)
     if among is not None:
-        papers = Paper.objects.filter(
+        papers: QuerySet[Paper] = Paper.objects.filter(
             RawSQL(f'"{Paper._meta.db_table}"."id" = ANY(%s)', (list(among),), BooleanField())
         )
         if combined is None:
@@ -379,7 +386,7 @@ def _recent(query: Query) -> tuple[Query, str | None]:
 
 
 def annotate_headlines(papers: QuerySet[Paper], combined: SearchQuery) -> QuerySet[Paper]:
-    options = {"config": fulltext.CONFIG, "start_sel": _START, "stop_sel": _STOP}
+    options: dict[str, Any] = {"config": fulltext.CONFIG, "start_sel": _START, "stop_sel": _STOP}
     return papers.annotate(
         title_headline=SearchHeadline(
             fulltext.SearchText(F("title_html")), combined, highlight_all=True, **options
@@ -489,7 +496,7 @@ def new_matches(
     if not any(query.has_text for query in queries):
         return []
     any_query = Q()
-    flags = {}
+    flags: dict[str, Expression] = {}
     combined: SearchQuery | None = None
     for i, query in enumerate(queries):
         if not query.has_text:  # filters alone would bring every paper of a category
@@ -512,6 +519,7 @@ def new_matches(
         .annotate(**flags, announced=Subquery(first))
         .order_by("-announced", "arxiv_id")
     )
+    assert combined is not None  # some query has text
     papers = list(annotate_headlines(papers, combined)[:limit])
     for paper in papers:
         paper.matched_queries = [i for i in range(len(queries)) if getattr(paper, f"matched_{i}")]
