@@ -62,7 +62,6 @@ def saved_searches(request: HttpRequest) -> HttpResponse:
     searches = list(SavedSearch.objects.filter(user=user))
     counts = {saved.pk: 0 for saved in searches}
     for match in matches:
-        match.paper.matched_searches = match.searches
         for saved in match.searches:
             counts[saved.pk] += 1
     for saved in searches:

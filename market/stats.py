@@ -116,6 +116,13 @@ class RankedAccountFigures(AccountFigures):
     rank: int
 
 
+class HistoryFigures(TypedDict):
+    balance_after: int
+    dividend_phrase: str | None
+    dividend_slug: str | None
+    dividend_papers: int | None
+
+
 def day_changes(
     *, terms: QuerySet[Term], now: dt.datetime
 ) -> QuerySet[WithAnnotations[Term, DayChange]]:
@@ -478,7 +485,7 @@ def portfolio(*, user, cash: int | None = None) -> Portfolio:
     )
 
 
-def account_history(*, user) -> QuerySet[Entry]:
+def account_history(*, user) -> QuerySet[WithAnnotations[Entry, HistoryFigures]]:
     """Every movement of the user's cash, newest first: grants, trades, dividends, adjustments.
 
     Each entry carries ``balance_after`` (the running balance), its ``transaction`` and, for a

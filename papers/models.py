@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
     from django.utils.safestring import SafeString
 
-    from accounts.saved_searches import SavedSearch
-
 # How much of an abstract a listing shows before "Read the full abstract": the clamp in
 # static/css/site.css, and the characters its widest line holds (the 52rem column in the serif
 # body font, counted generously so that the control never opens onto nothing).
@@ -207,8 +205,6 @@ class Paper(models.Model):
     search_snippet: SafeString | None
     search_words: list[str]
     search_category: SimpleNamespace
-    # The saved-searches page (accounts.saved_search_views):
-    matched_searches: list[SavedSearch]
 
     #: What a paper is typeset from, and the columns its typesetting writes.
     TEX_FIELDS = ("title", "abstract", "authors")

@@ -15,6 +15,7 @@ are Django's names already.
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from celery.schedules import crontab
@@ -261,7 +262,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_TIMEZONE = "America/New_York"
 CELERY_TASK_ROUTES = {"papers.tasks.*": {"queue": "ingest"}}
-CELERY_BEAT_SCHEDULE = {
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # arXiv announces Sunday to Thursday at 20:00 New York time and rebuilds its feeds soon
     # after; the feed carries the next day's date. The daily pipeline (accounts/daily.py)
     # ingests every enabled category at 21:30, and mails the digests once every category's

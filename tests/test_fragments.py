@@ -4,7 +4,6 @@ with each reader's own parts and the current prices around them."""
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pytest
 from django.db import connection
@@ -14,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from market.models import Term
 from tests.factories import buy, list_paper, make_paper
 from tests.html import Page
+from tests.text import search
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +42,7 @@ def signed_in_client(user) -> Client:
 def gpu_title(client: Client) -> str:
     content = client.get(URL).content.decode()
     assert "\ue001GPU\ue002" not in content, "an open price title reached the reader"
-    return re.search(r'<a class="term" href="/market/gpu/" title="([^"]*)"', content)[1]
+    return search(r'<a class="term" href="/market/gpu/" title="([^"]*)"', content)[1]
 
 
 def test_each_reader_sees_their_own_name_and_watch_around_the_same_days(

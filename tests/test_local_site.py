@@ -22,6 +22,7 @@ from django.db import connection
 from peerrevenue.pagecache import GENERATION_RECHECK_SECONDS
 from tests.conftest import PASSWORD
 from tests.factories import list_paper, make_paper
+from tests.text import search
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -171,7 +172,7 @@ def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tm
 
         curator_session = requests.Session()
         login = curator_session.get(base + "/admin/login/", timeout=10)
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text)[1]
+        token = search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text)[1]
         curator_session.post(
             base + "/admin/login/?next=/admin/",
             data={"username": curator.username, "password": PASSWORD, "csrfmiddlewaretoken": token},
@@ -179,7 +180,7 @@ def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tm
         )
         changelist = curator_session.get(base + "/admin/papers/paper/", timeout=10)
         assert changelist.status_code == 200 and "Gossip protocols" in changelist.text
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', changelist.text)[1]
+        token = search(r'name="csrfmiddlewaretoken" value="([^"]+)"', changelist.text)[1]
         hidden = curator_session.post(
             base + "/admin/papers/paper/",
             data={

@@ -20,6 +20,7 @@ from accounts.saved_searches import (
 )
 from papers.models import Category
 from tests.factories import list_paper, make_paper
+from tests.text import html_part
 
 pytestmark = pytest.mark.django_db
 
@@ -176,7 +177,7 @@ def test_the_digest_brings_new_matches_once_per_paper_with_words_marked(reader, 
     assert body.count("Federated") == 1
     assert "- *Federated* *gossip*" in body
     assert '"gossip", "federated"' in body
-    html = message.alternatives[0][0]
+    html = html_part(message)
     assert "<mark>Federated</mark> <mark>gossip</mark>" in html
 
     # The next day the same paper is listed again: it is not new, so no second mail about it.

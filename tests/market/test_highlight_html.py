@@ -20,6 +20,7 @@ from market.term_links import PageTerms
 from papers.typesetting import tex_to_html
 from peerrevenue import pagecache
 from tests.factories import list_paper, make_paper
+from tests.text import search
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +67,7 @@ def test_rules(terms, source, expected):
 def test_never_inside_math(terms):
     markup = highlight(tex_to_html("GPU time is $\\mathrm{GPU} \\cdot t$ on a GPU."))
     assert [text for _, text in links(markup)] == ["GPU", "GPU"]
-    math = re.search(r"<math.*?</math>", markup, flags=re.S).group()
+    math = search(r"<math.*?</math>", markup, flags=re.S).group()
     assert "term" not in math
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from market.models import Term
 from tests.market.test_stats import announce, buy
+from tests.text import search
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +53,7 @@ def test_biggest_movers_and_most_traded_are_one_click_away(client, young_market)
 
 def test_the_views_are_links_with_the_current_one_marked(client, young_market):
     markup = client.get("/market/?sort=traded").content.decode()
-    views = re.search(r'<nav class="market-views".*?</nav>', markup, re.S).group()
+    views = search(r'<nav class="market-views".*?</nav>', markup, re.S).group()
     assert re.findall(r">([^<]+)</a>", views) == [
         "What’s moving",
         "Biggest movers",

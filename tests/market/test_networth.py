@@ -11,6 +11,7 @@ from django.conf import settings
 from market import networth, tasks
 from market.models import NetWorthSnapshot
 from market.versions import prices_changed
+from tests.factories import username
 from tests.market.test_stats import buy
 from tests.market.test_views import page_text, row_cells
 
@@ -83,7 +84,7 @@ def test_beat_takes_the_snapshot_every_day():
 
 def leaders(period: str, today: dt.date = WEDNESDAY) -> list[tuple[str, int, int]]:
     return [
-        (account.user.username, account.rank, account.gain)
+        (username(account), account.rank, account.gain)
         for account in networth.period_leaderboard(period=period, today=today)
     ]
 

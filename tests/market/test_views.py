@@ -20,8 +20,10 @@ from market import curve, dividends, stats, trading, views
 from market.models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from market.units import format_credits
 from peerrevenue.pagecache import invalidate_pages
+from tests.factories import username
 from tests.market.state import held_before_the_announcement
 from tests.market.test_stats import announce, buy, sell
+from tests.text import search
 
 pytestmark = pytest.mark.django_db
 
@@ -114,7 +116,7 @@ def test_market_lists_each_term_with_its_figures_and_a_sparkline(
     assert row_cells(response, "Raft")[:7] == ["Raft", "2.00", "0.0%", "0.0%", "0", "0", "0"]
     markup = response.content.decode()
     assert '<a href="/market/kv-cache/">KV cache</a>' in markup
-    spark = re.search(r'<svg class="sparkline[^>]*>', markup).group()
+    spark = search(r'<svg class="sparkline[^>]*>', markup).group()
     assert 'role="img"' in spark
     assert 'aria-label="KV cache, last 7 days: 1.00 to 1.20 credits (rising)"' in spark
     assert "<polyline" in markup
@@ -244,7 +246,7 @@ def test_term_page_shows_the_term_chart_papers_holders_and_trades(
     assert "1.10 credits a share · 10 shares out · 1 mentioning paper" in text
     assert "Also counted as: KV-cache, key-value cache" in text
     assert "Caches <strong>keys</strong> and values." in markup
-    chart = re.search(r'<svg class="price-chart.*?</svg>', markup, re.S).group()
+    chart = search(r'<svg class="price-chart.*?</svg>', markup, re.S).group()
     assert 'role="img"' in chart and "<title" in chart and "price-chart__dividend" in chart
     assert f'<a href="/abs/{paper.arxiv_id}/">Paging the KV cache</a>' in markup
     assert row_cells(response, "tobias") == ["tobias", "7"]
@@ -264,7 +266,7 @@ def test_term_description_markdown_is_sanitised(client, kv_cache):
         )
     )
     markup = client.get("/market/kv-cache/").content.decode()
-    description = re.search(r'<section class="term-description.*?</section>', markup, re.S).group()
+    description = search(r'<section class="term-description.*?</section>', markup, re.S).group()
     assert "<em>text</em>" in description
     assert "<script" not in description and "alert('x')" not in description
     assert "<img" not in description and "onerror" not in description
@@ -846,7 +848,7 @@ def test_leaderboard_ranks_by_net_worth_minus_grants(client, trader, rival, kv_c
     buy(trader, kv_cache, 20)
     buy(rival, kv_cache, 20)
     response = client.get("/leaderboard/")
-    expected = {a.user.username: a for a in stats.leaderboard()}
+    expected = {username(a): a for a in stats.leaderboard()}
     tobias = stats.portfolio(user=trader)
     assert expected["tobias"].score == tobias.gain
     assert row_cells(response, "1") == [
