@@ -29,7 +29,8 @@ class SignupForm(UserCreationForm):
         help_text="For password resets and, if you ask for it, the daily digest."
     )
 
-    class Meta(UserCreationForm.Meta):
+    # Django's UserCreationForm has a Meta; django-stubs leaves it out.
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
         model = get_user_model()
         fields = ("username", "email")
 

@@ -50,15 +50,18 @@ def saved_searches(request: HttpRequest) -> HttpResponse:
         else:
             for errors in form.errors.values():
                 for error in errors:
-                    messages.error(request, error)
+                    # An ErrorList yields its messages as strings; django-stubs says they may
+                    # be ValidationErrors too.
+                    messages.error(request, str(error))
         return redirect("saved_searches")
     latest = latest_announcement() or timezone.localdate()
     since = latest - dt.timedelta(days=RECENT_DAYS - 1)
-    matches = saved_search_matches(user=request.user, since=since)
-    searches = list(SavedSearch.objects.filter(user=request.user))
+    user = request.user
+    assert user.is_authenticated  # login_required
+    matches = saved_search_matches(user=user, since=since)
+    searches = list(SavedSearch.objects.filter(user=user))
     counts = {saved.pk: 0 for saved in searches}
     for match in matches:
-        match.paper.matched_searches = match.searches
         for saved in match.searches:
             counts[saved.pk] += 1
     for saved in searches:

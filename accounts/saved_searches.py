@@ -36,6 +36,9 @@ class SavedSearch(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # Not a column: set by the saved-searches page, how many recent papers match.
+    new_matches: int
+
     class Meta:
         app_label = "accounts"
         ordering = ["created_at", "id"]
@@ -125,8 +128,8 @@ def saved_search_matches(
             paper=paper,
             date=paper.announced,
             searches=[searches[i][0] for i in paper.matched_queries],
-            title_text=search.mark_plain(paper.title_text, paper.search_words),
-            title_marked=search.mark_text(paper.title_text, paper.search_words),
+            title_text=search.mark_plain(paper.title_text, paper.search_words or ()),
+            title_marked=search.mark_text(paper.title_text, paper.search_words or ()),
         )
         for paper in papers
     ]

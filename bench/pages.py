@@ -103,7 +103,10 @@ def wrk(url: str, *, seconds: int, connections: int, cookie: str | None) -> floa
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     if errors:
         sys.exit(f"{url} answered {errors.group(1)} errors under load:\n{output}")
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
+    if rate is None:
+        sys.exit(f"No request rate in wrk's report:\n{output}")
+    return float(rate.group(1))
 
 
 def make_trader():
@@ -127,7 +130,10 @@ def page_path(page: str) -> str:
     if page == "market":
         return "/market/"
     if page == "term":
-        return Term.objects.listed().order_by("pk").first().get_absolute_url()
+        term = Term.objects.listed().order_by("pk").first()
+        if term is None:
+            sys.exit("No listed term to load the term page of.")
+        return term.get_absolute_url()
     return f"/list/cs.DC/{WEEK[-1]}/"
 
 
@@ -169,14 +175,14 @@ def change_for(page: str, trader):
 
     numbers = itertools.count()
     if page == "list":
-        listing = Listing.objects.filter(date=WEEK[-1]).order_by("paper__arxiv_id").first()
+        listing = Listing.objects.filter(date=WEEK[-1]).order_by("paper__arxiv_id")[0]
 
         def edit_a_paper() -> None:
             comment = f"{next(numbers)} pages"
             Paper.objects.filter(pk=listing.paper_id).update(comment=comment)
 
         return edit_a_paper
-    term = Term.objects.listed().order_by("pk").first()
+    term = Term.objects.listed().order_by("pk")[0]
 
     def trade() -> None:
         trading.buy(user=trader, term=term, shares=1, max_cost=None, key=f"c-{next(numbers)}")

@@ -357,9 +357,8 @@ def main() -> None:
 
         try:
             with psycopg.connect(url) as conn:
-                reuse = conn.execute("SELECT count(*) FROM papers_paper").fetchone()[0] == (
-                    args.papers
-                )
+                row = conn.execute("SELECT count(*) FROM papers_paper").fetchone()
+                reuse = row is not None and row[0] == args.papers
         except psycopg.Error:
             reuse = False
     if not reuse:

@@ -17,6 +17,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "peerrevenue.settings")
@@ -48,7 +49,7 @@ def main() -> None:
     while len(phrases) < args.terms:
         # Made-up first words, as real terms mostly start with words an abstract rarely uses.
         phrases.append((f"{rng.choice(WORDS)}{len(phrases)} {rng.choice(WORDS)}", []))
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"id": n, "slug": f"t{n}", "phrase": p, "aliases": a} for n, (p, a) in enumerate(phrases)
     ]
     matcher = Matcher.from_terms(rows)
@@ -70,9 +71,9 @@ def main() -> None:
     # term's first words (done here in Python), then the matcher runs over those.
     by_use = sorted(rows, key=lambda row: -sum(counts.get(row["id"], {}).values()))
     for name, row in (("most used", by_use[0]), ("median", by_use[len(by_use) // 2])):
-        words = first_words([row["phrase"], *row["aliases"]])
+        firsts = first_words([row["phrase"], *row["aliases"]])
         began = time.process_time()
-        kept = [p for p in papers if any(w in (p[0] + " " + p[1]).lower() for w in words)]
+        kept = [p for p in papers if any(w in (p[0] + " " + p[1]).lower() for w in firsts)]
         count_by_week(matcher, kept)
         took = time.process_time() - began
         phrase = row["phrase"]

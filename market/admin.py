@@ -31,6 +31,7 @@ from .models import (
     NetWorthSnapshot,
     Term,
     TermProposal,
+    TermQuerySet,
     Trade,
     slug_is_reserved,
 )
@@ -271,7 +272,7 @@ class TermAdmin(admin.ModelAdmin):
         )
 
     @admin.action(description="Relist the selected terms (trading resumes)")
-    def relist(self, request: HttpRequest, queryset: QuerySet[Term]) -> None:
+    def relist(self, request: HttpRequest, queryset: TermQuerySet) -> None:
         count = queryset.relist()
         self.message_user(request, f"Relisted {count} term(s).", messages.SUCCESS)
 
@@ -313,8 +314,8 @@ class AccountAdmin(ReadOnlyAdmin):
     list_filter = ["kind"]
     search_fields = ["user__username", "user__email"]
     list_select_related = ["user"]
-    fields = ["kind", "user", "cash_column", "shard", "created_at"]
-    readonly_fields = fields
+    # A tuple: one value for both, and the two attributes' declared types differ.
+    fields = readonly_fields = ("kind", "user", "cash_column", "shard", "created_at")
     inlines = [HoldingInline]
     actions = ["adjust_balance"]
 
@@ -449,8 +450,8 @@ class TermProposalAdmin(admin.ModelAdmin):
     list_display = ["phrase", "user", "created_at", "term", "listed_at"]
     list_filter = ["listed_at"]
     search_fields = ["phrase", "reason", "user__username"]
-    readonly_fields = ["user", "phrase", "reason", "created_at", "term", "listed_at"]
-    fields = readonly_fields + ["notice_shown_at"]
+    readonly_fields = ("user", "phrase", "reason", "created_at", "term", "listed_at")
+    fields = (*readonly_fields, "notice_shown_at")
 
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
         return False

@@ -25,11 +25,18 @@ from .units import format_credits
 Series = Sequence[tuple[dt.datetime, int]]
 
 
+# Read-only properties, so that a frozen dataclass (stats.DividendDay) satisfies it.
 class DividendMark(Protocol):
-    date: dt.date
-    papers: int
-    per_share: int
-    amount: int  # µ¢ paid to all holders that day: a day that paid nothing gets no mark
+    @property
+    def date(self) -> dt.date: ...
+    @property
+    def papers(self) -> int: ...
+    @property
+    def per_share(self) -> int: ...
+    @property
+    def amount(self) -> int:
+        """µ¢ paid to all holders that day: a day that paid nothing gets no mark."""
+        ...
 
 
 def _num(value: float) -> str:
@@ -69,7 +76,7 @@ def value_grid(
 ) -> list[str]:
     """A chart's horizontal grid lines from ``left`` to ``right``, each labelled at its left end
     (shared by the price, net-worth and mention-trend charts)."""
-    parts = [format_html('<g class="{}">', css_class)]
+    parts: list[str] = [format_html('<g class="{}">', css_class)]
     for tick in ticks:
         parts.append(
             format_html(

@@ -149,7 +149,7 @@ MAX_P0 = BIGINT_MAX // _FEE_HEADROOM // MAX_SUPPLY
 
 # The same curve as ORM expressions ---------------------------------------------------------
 
-BIG_INTEGER = BigIntegerField()
+BIG_INTEGER: BigIntegerField = BigIntegerField()
 
 
 def big(expression) -> ExpressionWrapper:

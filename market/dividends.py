@@ -163,7 +163,7 @@ def pay_dividend(
     paper_ids: Sequence[int],
     per_share: int,
     date: dt.date,
-    category: object = None,
+    category: Category | None = None,
 ) -> DividendPayout:
     """Pay ``per_share`` µ¢ for each paper in ``paper_ids`` (listed on ``date``) not paid
     before, per share held at the day's announcement, minted from issuance. Idempotent per
@@ -272,7 +272,7 @@ def pay_dividends_for_terms(
     paper_ids_by_term: Mapping[int, Sequence[int]],
     per_share: int,
     date: dt.date,
-    category: object = None,
+    category: Category | None = None,
 ) -> list[DividendPayout]:
     """``pay_dividend`` for many terms at once, with a number of queries that does not grow
     with the number of terms nobody held at the announcement. Returns one payout per term, in
@@ -346,7 +346,7 @@ def _record_unheld_dividends(
     per_share: int,
     date: dt.date,
     instant: dt.datetime,
-    category: object,
+    category: Category | None,
 ) -> None:
     """Record (term id, paper id) dividends that nobody held shares for: no money moves.
     A busy day has ten thousand of these rows: one INSERT … SELECT FROM unnest()."""
@@ -356,7 +356,7 @@ def _record_unheld_dividends(
         DividendEvent,
         arrays={"term": [t for t, _ in pairs], "paper": [p for _, p in pairs]},
         constants={
-            "category": getattr(category, "pk", None),
+            "category": category.pk if category is not None else None,
             "date": date,
             "announced_at": instant,
             "per_share": per_share,

@@ -119,7 +119,8 @@ class QuoteForm(forms.Form):
         return parse_budget(text) if text.strip() else None
 
     def clean(self) -> dict:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         shares, budget = data.get("shares"), data.get("budget")
         if data.get("preset"):
             # The button decides the side and the size; whatever was typed is ignored.

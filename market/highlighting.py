@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from peerrevenue import keep
 
@@ -141,7 +142,7 @@ class Matcher:
         self._compiled: dict[str, re.Pattern[str]] = {}  # source → pattern, compiled on first use
 
     @classmethod
-    def from_terms(cls, rows: Iterable[dict]) -> Matcher:
+    def from_terms(cls, rows: Iterable[Mapping[str, Any]]) -> Matcher:
         """Rows with ``id``, ``slug``, ``phrase`` and ``aliases`` (as from ``.values()``)."""
         return cls(
             (

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from . import curve
@@ -106,8 +107,9 @@ def _check() -> LedgerReport:
     report = LedgerReport()
     out = _Collector(report)
     t = _tables()
-    user_table = Account._meta.get_field("user").related_model._meta.db_table
-    username_field = Account._meta.get_field("user").related_model.USERNAME_FIELD
+    user_model = get_user_model()  # what Account.user points to
+    user_table = user_model._meta.db_table
+    username_field = user_model.USERNAME_FIELD
 
     report.stats = dict(
         zip(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.db.models import Case, F, OuterRef, QuerySet, Subquery, Value, When, Window
 from django.db.models.functions import Coalesce, Rank
@@ -19,7 +20,10 @@ from django.utils import timezone
 
 from . import curve
 from .models import Account, NetWorthSnapshot
-from .stats import leaderboard, scored_accounts, valued_accounts
+from .stats import AccountFigures, leaderboard, scored_accounts, valued_accounts
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 _big = curve.big
 _BIG = curve.BIG_INTEGER
@@ -88,7 +92,17 @@ def period_start(period: str, *, today: dt.date) -> dt.date | None:
     return None
 
 
-def period_leaderboard(*, period: str, today: dt.date) -> QuerySet[Account]:
+class PeriodGain(AccountFigures):
+    gain: int  # µ¢ over the period
+
+
+class RankedPeriodGain(PeriodGain):
+    rank: int
+
+
+def period_leaderboard(
+    *, period: str, today: dt.date
+) -> QuerySet[WithAnnotations[Account, RankedPeriodGain]]:
     """Traders ranked by their gain over ``period`` ("week", "month" or "all"), best first.
 
     Rows carry the annotations of ``stats.scored_accounts`` plus ``gain`` (over the period, µ¢)
@@ -110,7 +124,7 @@ def period_leaderboard(*, period: str, today: dt.date) -> QuerySet[Account]:
     )
 
 
-def _period_gains(start: dt.date) -> QuerySet[Account]:
+def _period_gains(start: dt.date) -> QuerySet[WithAnnotations[Account, PeriodGain]]:
     snapshots = NetWorthSnapshot.objects.filter(account=OuterRef("pk")).annotate(
         snapshot_gain=_big(F("net_worth") - F("granted"))
     )
@@ -144,9 +158,9 @@ class PeriodStanding:
 def period_standing(*, user, period: str, today: dt.date) -> PeriodStanding | None:
     """The user's place on a period's leaderboard, or None before their first trade."""
     start = period_start(period, today=today)
-    ranked = scored_accounts() if start is None else _period_gains(start)
-    if start is None:
-        ranked = ranked.annotate(gain=F("score"))
+    ranked: QuerySet[WithAnnotations[Account, PeriodGain]] = (
+        scored_accounts().annotate(gain=F("score")) if start is None else _period_gains(start)
+    )
     mine = ranked.filter(user=user).values_list("gain", "net_worth").first()
     if mine is None:
         return None

@@ -9,6 +9,7 @@ their next page view shows one notice.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -106,7 +107,7 @@ def mark_listed(*, term: Term) -> list[TermProposal]:
             proposal.term, proposal.listed_at = term, now
             closed.append(proposal)
     for proposal in closed:
-        transaction.on_commit(lambda p=proposal: _tell_proposer(p))
+        transaction.on_commit(functools.partial(_tell_proposer, proposal))
     return closed
 
 
@@ -122,7 +123,8 @@ def _tell_proposer(proposal: TermProposal) -> None:
 
 
 def _mail_proposer(proposal: TermProposal) -> None:
-    if not proposal.user.email:
+    # Only listed proposals are told, and listing one sets its term.
+    if not proposal.user.email or proposal.term is None:
         return
     context = {"proposal": proposal, "term": proposal.term, "base_url": settings.SITE_URL}
     send_mail(

@@ -19,6 +19,7 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
 from django.db.models import (
@@ -50,6 +51,9 @@ from .models import (
     Term,
     Trade,
 )
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 RECENT_ANNOUNCEMENT_DAYS = 7
 SPARKLINE_DAYS = 7
@@ -83,7 +87,45 @@ def _change_bp_sql(now_field: str, then_field: str):
     return _big((F(now_field) - F(then_field)) * Value(10_000) / F(then_field))
 
 
-def day_changes(*, terms: QuerySet[Term], now: dt.datetime) -> QuerySet[Term]:
+# What the querysets below annotate their rows with (µ¢, basis points, counts), for mypy.
+class DayChange(TypedDict):
+    price_now: int
+    price_1d: int
+    change_1d_bp: int
+
+
+class MarketFigures(DayChange):
+    phrase_lower: str
+    price_7d: int
+    change_7d_bp: int
+    holder_count: int
+    recent_mentions: int
+    traded_7d: int
+    move_1d_bp: int
+    move_7d_bp: int
+
+
+class AccountFigures(TypedDict):
+    holdings_value: int
+    granted: int
+    net_worth: int
+    score: int
+
+
+class RankedAccountFigures(AccountFigures):
+    rank: int
+
+
+class HistoryFigures(TypedDict):
+    balance_after: int
+    dividend_phrase: str | None
+    dividend_slug: str | None
+    dividend_papers: int | None
+
+
+def day_changes(
+    *, terms: QuerySet[Term], now: dt.datetime
+) -> QuerySet[WithAnnotations[Term, DayChange]]:
     """``terms`` annotated with ``price_now`` and ``change_1d_bp`` (see ``market_terms``)."""
     return terms.annotate(
         price_now=curve.price_sql(),
@@ -120,7 +162,7 @@ MARKET_VIEWS = {
 
 def market_terms(
     *, search: str = "", sort: str = "moving", descending: bool = False, now: dt.datetime
-) -> QuerySet[Term]:
+) -> QuerySet[WithAnnotations[Term, MarketFigures]]:
     """Terms on the market (listed and halted), each annotated with ``price_now``,
     ``price_1d``/``price_7d`` (the prices a day and a week before ``now``),
     ``change_1d_bp``/``change_7d_bp`` (change in basis points), ``holder_count`` and
@@ -159,7 +201,7 @@ def market_terms(
     terms = Term.objects.exclude(status=Term.Status.DELISTED)
     if search:
         terms = terms.filter(Q(phrase__icontains=search) | Q(aliases__icontains=search))
-    terms = (
+    priced = (
         day_changes(terms=terms, now=now)
         .annotate(
             phrase_lower=Lower("phrase"),
@@ -176,7 +218,7 @@ def market_terms(
     else:
         column = MARKET_SORTS.get(sort, "phrase_lower")
         order = [F(column).desc() if descending else F(column).asc()]
-    return terms.order_by(*order, "phrase_lower", "pk")
+    return priced.order_by(*order, "phrase_lower", "pk")
 
 
 # Price series -----------------------------------------------------------------------------
@@ -205,7 +247,9 @@ def _bucketed_trades(*, term_ids: Sequence[int], since: dt.datetime, bucket: str
     )
 
 
-def sparklines(*, terms: Iterable[Term], now: dt.datetime) -> dict[int, Series]:
+def sparklines(
+    *, terms: Iterable[WithAnnotations[Term, MarketFigures]], now: dt.datetime
+) -> dict[int, Series]:
     """Each term's price over the last week as (time, µ¢) steps, from a week ago to ``now``.
 
     ``terms`` come from :func:`market_terms` (they carry ``price_7d`` and ``price_now``).
@@ -441,7 +485,7 @@ def portfolio(*, user, cash: int | None = None) -> Portfolio:
     )
 
 
-def account_history(*, user) -> QuerySet[Entry]:
+def account_history(*, user) -> QuerySet[WithAnnotations[Entry, HistoryFigures]]:
     """Every movement of the user's cash, newest first: grants, trades, dividends, adjustments.
 
     Each entry carries ``balance_after`` (the running balance), its ``transaction`` and, for a
@@ -479,7 +523,7 @@ def _sell_back_sql():
     return _big(amount - curve.fee_sql(amount, basis_points=settings.MARKET_FEE_BASIS_POINTS))
 
 
-def valued_accounts() -> QuerySet[Account]:
+def valued_accounts() -> QuerySet[WithAnnotations[Account, AccountFigures]]:
     """Every user's account, annotated with ``holdings_value`` (sell-back value of all
     holdings), ``net_worth`` (cash plus that), ``granted`` (starting grant and adjustments) and
     ``score`` (net worth minus granted). One statement, so the figures are of one instant."""
@@ -509,7 +553,7 @@ def valued_accounts() -> QuerySet[Account]:
     )
 
 
-def scored_accounts() -> QuerySet[Account]:
+def scored_accounts() -> QuerySet[WithAnnotations[Account, AccountFigures]]:
     """Traders' accounts (active users with at least one trade), annotated as by
     ``valued_accounts``."""
     return (
@@ -519,7 +563,7 @@ def scored_accounts() -> QuerySet[Account]:
     )
 
 
-def leaderboard() -> QuerySet[Account]:
+def leaderboard() -> QuerySet[WithAnnotations[Account, RankedAccountFigures]]:
     """Traders ranked by score, best first; ties share a rank. Rows carry ``rank``."""
     return (
         scored_accounts()

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import psycopg
 from django.conf import settings
-from django.db import IntegrityError, connection
+from django.db import IntegrityError, connection, models
 
 from peerrevenue.db import atomic_with_retries, retry_count, violates
 
@@ -75,7 +75,9 @@ __all__ = [
     "sell",
 ]
 
-KEY_MAX_LENGTH = Trade._meta.get_field("key").max_length
+_key_field = Trade._meta.get_field("key")
+assert isinstance(_key_field, models.CharField) and _key_field.max_length is not None
+KEY_MAX_LENGTH = _key_field.max_length
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,4 +389,7 @@ def _fetchone(sql: str, params: Sequence[object]) -> tuple:
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params, prepare=True)
-        return cursor.fetchone()
+        row = cursor.fetchone()
+    if row is None:  # each statement here is a SELECT of one function call: one row
+        raise AssertionError(f"no row from {sql}")
+    return row

@@ -23,9 +23,12 @@ RIGHT, TOP, BOTTOM = 12, 30, 30
 LABEL_CHAR_WIDTH = 12.5
 
 
+# Read-only properties, so that frozen dataclasses (networth.WorthPoint) satisfy them.
 class WorthPoint(Protocol):
-    date: dt.date
-    net_worth: int
+    @property
+    def date(self) -> dt.date: ...
+    @property
+    def net_worth(self) -> int: ...
 
 
 def _num(value: float) -> str:
@@ -166,8 +169,10 @@ def net_worth_chart(
 
 
 class WeekCount(Protocol):
-    week: dt.date
-    papers: int
+    @property
+    def week(self) -> dt.date: ...
+    @property
+    def papers(self) -> int: ...
 
 
 def mention_trend_chart(

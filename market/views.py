@@ -362,6 +362,8 @@ def price_request(
             shares = limit
             note = f"{format_credits(budget)} would buy more than {limit:,} shares, the most a "
             note += f"trade can have; this quote is for {limit:,}."
+    if shares is None:
+        raise trading.InvalidRequest("Say how many shares, or how much to spend.")
     signed_in = user if user is not None and user.is_authenticated else None
     return PricedRequest(
         quote=trading.quote(term=term, side=side, shares=shares, user=signed_in), note=note

@@ -1,3 +1,8 @@
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, TypedDict
+
 from django.contrib import admin, messages
 from django.db.models import Max, QuerySet
 from django.http import HttpRequest
@@ -7,6 +12,14 @@ from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
 
 from . import backfills
 from .models import Category, IngestRun, Listing, Paper, PaperVersion
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class LastRun(TypedDict):
+    last_run_at: dt.datetime | None  # CategoryAdmin.get_queryset's annotation
+
 
 RECENT_RUNS = 15
 
@@ -24,7 +37,7 @@ class CategoryAdmin(admin.ModelAdmin):
         return super().get_queryset(request).annotate(last_run_at=Max("ingest_runs__started_at"))
 
     @admin.display(description="Last ingest", ordering="last_run_at")
-    def last_run(self, category: Category):
+    def last_run(self, category: WithAnnotations[Category, LastRun]) -> dt.datetime | str:
         return category.last_run_at or "never"
 
     @admin.display(description="Recent ingest runs")

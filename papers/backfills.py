@@ -8,6 +8,7 @@ each stored day leaves its own run there too.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 
 from celery import shared_task
@@ -33,7 +34,8 @@ def enable_and_backfill(*, categories: list[Category], days: int = BACKFILL_DAYS
         category.save(update_fields=["ingest_enabled"])
         # Queued once the admin's transaction commits, so the worker sees the category enabled.
         transaction.on_commit(
-            lambda pk=category.pk: backfill_category.delay(pk, since.isoformat()), robust=True
+            functools.partial(backfill_category.delay, category.pk, since.isoformat()),
+            robust=True,
         )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.core.paginator import Page
+from django.db.models import QuerySet
 
 from .models import Category, Listing
 
@@ -67,6 +68,7 @@ def days_on_page(*, category: Category, page: Page, until: dt.date | None) -> li
     """
     listings = list(page.object_list)
     stream = page.paginator.object_list
+    assert isinstance(stream, QuerySet)  # the category page paginates its stream queryset
     next_first = None
     if page.has_next():
         next_first = stream.values_list("date", flat=True)[page.end_index()]

@@ -60,7 +60,8 @@ class CategoryFeed(Feed):
     def item_title(self, listing: Listing) -> str:
         return xml_text(listing.paper.title_text)
 
-    def item_description(self, listing: Listing) -> None:
+    # Django reads None as "no description"; django-stubs has this return str only.
+    def item_description(self, listing: Listing) -> None:  # type: ignore[override]
         # Written by PapersAtomFeed as a text summary and an HTML content element instead.
         return None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.contrib.postgres.search import SearchQueryCombinable, SearchQueryField, SearchVector
 from django.db.models import F, Func, TextField
+from django.db.models.expressions import CombinedExpression
 
 # `english` with accents folded (unaccent) before stemming, on both the documents and the
 # queries: "Dagli" finds "Dağlı", "Schrodinger" finds "Schrödinger".
@@ -32,7 +33,8 @@ class SearchNames(Func):
     output_field = TextField()
 
 
-class WeightedQuery(SearchQueryCombinable, Func):
+# As django-stubs' own SearchQuery: in the stubs the two bases' & and | disagree.
+class WeightedQuery(SearchQueryCombinable, Func):  # type: ignore[misc]
     """A tsquery whose every lexeme must be found with the given weight: ``'lamport':B``
     matches Lamport among the authors only. The GIN index answers it like any tsquery, and
     nothing is copied per row (as ``ts_filter`` on the vector would)."""
@@ -53,7 +55,7 @@ class WeightedQuery(SearchQueryCombinable, Func):
         self.config = query.config
 
 
-def search_vector() -> SearchVector:
+def search_vector() -> CombinedExpression:
     """Title weight A, authors B, abstract C: a title match ranks above an abstract match."""
     return (
         SearchVector(SearchText(F("title_html")), config=CONFIG, weight="A")

@@ -207,7 +207,9 @@ def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) ->
         }
 
     for entry in parsed.entries:
-        listing_date: dt.date = entry.announced_on or parsed.date  # type: ignore[assignment]
+        listing_date = entry.announced_on or parsed.date
+        # A feed without one date (an API response over several days) dates every entry.
+        assert listing_date is not None, entry.arxiv_id
         arxiv_id = entry.arxiv_id
         paper = plan.papers.get(arxiv_id)
         if paper is None:
@@ -552,7 +554,8 @@ def backfill(
         if not page.entries:
             break
         for entry in page.entries:
-            pending.setdefault(entry.announced_on, []).append(entry)  # type: ignore[arg-type]
+            assert entry.announced_on is not None  # the API parser dates every entry
+            pending.setdefault(entry.announced_on, []).append(entry)
         start += len(page.entries)
         latest = max(pending)
         flush([day for day in pending if day < latest])

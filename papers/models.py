@@ -4,6 +4,8 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterable
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex, OpClass
@@ -18,6 +20,10 @@ from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 from . import fulltext
 from .calendar import announced_at
 from .identifiers import validate_archive_code, validate_arxiv_id, validate_category_code
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.utils.safestring import SafeString
 
 # How much of an abstract a listing shows before "Read the full abstract": the clamp in
 # static/css/site.css, and the characters its widest line holds (the 52rem column in the serif
@@ -62,7 +68,8 @@ class Category(models.Model):
     ingest_enabled = models.BooleanField(
         default=False, help_text="Fetch this category's feed on the daily schedule."
     )
-    watchers = models.ManyToManyField(
+    # Annotated: the plugin cannot follow a through model named as a string.
+    watchers: models.ManyToManyField[User, Watch] = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Watch", related_name="watched_categories", blank=True
     )
     # Moved by the database whenever the category, its listings or their papers change
@@ -70,6 +77,11 @@ class Category(models.Model):
     stamp = models.BigIntegerField(default=0, editable=False)
 
     objects = CategoryQuerySet.as_manager()
+
+    # Not columns: what CategoryQuerySet.with_counts() annotates.
+    paper_count: int
+    replacement_count: int
+    latest_date: dt.date | None
 
     class Meta:
         ordering = ["code"]
@@ -190,11 +202,17 @@ class Paper(models.Model):
 
     objects = PaperQuerySet.as_manager()
 
-    # Set on the papers of a search or a reader's own page by the code that shows them
-    # (search marks, saved searches, terms named); None elsewhere, so that a template's look-up,
-    # e.g. the kept entry's key, finds them at once.
-    search_title = search_authors = search_snippet = search_words = None
-    matched_searches = mentioned_terms = None
+    # Not columns: what the pages that list papers set on the ones they show (search marks,
+    # saved-search matches, terms named); None elsewhere, so that a template's look-up, e.g.
+    # the kept entry's key, finds them at once.
+    announced: dt.date
+    matched_queries: list[int]
+    search_title: SafeString | None = None
+    search_authors: SafeString | None = None
+    search_snippet: SafeString | None = None
+    search_words: list[str] | None = None
+    search_category: SimpleNamespace
+    mentioned_terms: list[object] | None = None  # market terms named (market_search tags)
 
     #: What a paper is typeset from, and the columns its typesetting writes.
     TEX_FIELDS = ("title", "abstract", "authors")

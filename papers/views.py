@@ -60,19 +60,19 @@ def watching(request: HttpRequest) -> HttpResponse:
 
 
 def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
-    page = paginate(request, streams.front_page(user=request.user))
+    user = request.user
+    assert user.is_authenticated  # each view that shows it has made sure
+    page = paginate(request, streams.front_page(user=user))
     listings = list(page.object_list)
     new_after = None
     if page.number == 1:
-        new_after = streams.record_visit(
-            user=request.user, newest=listings[0].date if listings else None
-        )
+        new_after = streams.record_visit(user=user, newest=listings[0].date if listings else None)
     page_days = days.group_days(listings=listings)
     context = {
         "page": page,
         "days": page_days,
         "divider_before": days.divider_before(days=page_days, new_after=new_after),
-        "watched": Category.objects.filter(watch__user=request.user),
+        "watched": Category.objects.filter(watch__user=user),
         "nav": nav,
     }
     return render(request, "papers/home.html", context)

@@ -7,15 +7,27 @@ around their pool, so one per pool is enough.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis import ConnectionPool, Redis
 
 
 class ReusedClientRedisCacheClient(RedisCacheClient):
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._clients: dict[int, object] = {}
+    if TYPE_CHECKING:
+        # Django's own (private) parts this builds on, which django-stubs leaves out.
+        _client: type[Redis]
 
-    def get_client(self, key=None, *, write=False):
+        def _get_connection_pool_index(self, write: bool) -> int: ...
+        def _get_connection_pool(self, write: bool) -> ConnectionPool: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Redis] = {}
+
+    def get_client(
+        self, key: str | bytes | memoryview | None = None, *, write: bool = False
+    ) -> Redis:
         index = self._get_connection_pool_index(write)
         client = self._clients.get(index)
         if client is None:
@@ -26,6 +38,6 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
 
 
 class ReusedClientRedisCache(RedisCache):
-    def __init__(self, server, params) -> None:
+    def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = ReusedClientRedisCacheClient

@@ -11,6 +11,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from datetime import date
 from typing import TypeVar
 
 import psycopg.errors
@@ -75,11 +76,15 @@ def atomic_with_retries(work: Callable[[], T], *, statement: bool = False) -> T:
     raise AssertionError("unreachable")
 
 
+# What a constant column of insert_unnest may hold (a datetime is a date).
+Constant = int | str | date | None
+
+
 def insert_unnest(
     model: type[models.Model],
     *,
     arrays: Mapping[str, Sequence[int]],
-    constants: Mapping[str, object] | None = None,
+    constants: Mapping[str, Constant] | None = None,
     unique: Sequence[str] = (),
 ) -> None:
     """Insert one row per position of the equal-length integer ``arrays`` (field name → values),
@@ -97,7 +102,10 @@ def insert_unnest(
     quote = connection.ops.quote_name
 
     def column(name: str) -> str:
-        return quote(meta.get_field(name).column)
+        field = meta.get_field(name)
+        if not isinstance(field, models.Field) or field.column is None:
+            raise ValueError(f"{model.__name__}.{name} is not a column")
+        return quote(field.column)
 
     names = [*arrays, *constants]
     aliases = [f"a{i}" for i in range(len(arrays))]
@@ -110,6 +118,9 @@ def insert_unnest(
     if unique:
         sql += f" ON CONFLICT ({', '.join(column(n) for n in unique)}) DO NOTHING"
     # Parameters in the order of the placeholders: the SELECT list's constants come first.
-    params = [*constants.values(), *(list(values) for values in arrays.values())]
+    params: list[Constant | list[int]] = [
+        *constants.values(),
+        *(list(values) for values in arrays.values()),
+    ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

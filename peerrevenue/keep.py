@@ -94,7 +94,8 @@ def read(request: HttpRequest | None, *wanted: str | tuple[object, ...]) -> Fact
     """
     asked = [(w,) if isinstance(w, str) else tuple(w) for w in wanted]
     asked += [(name,) for name, f in _facts.items() if f.every_page and (name,) not in asked]
-    selects, params = [], []
+    selects: list[str] = []
+    params: list[Any] = []
     for item in asked:
         spec = _facts[str(item[0])]
         if len(item) - 1 != spec.arguments:

@@ -65,7 +65,8 @@ class RejectNonUtf8FormsMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        charset = request.content_params.get("charset")
+        # None on a request that was never given a content type (a bare HttpRequest).
+        charset = (request.content_params or {}).get("charset")
         # Exactly "utf-8", as Django's own check wants: it refuses even the alias "utf8".
         if request.content_type in FORM_CONTENT_TYPES and charset and charset.lower() != "utf-8":
             return HttpResponseBadRequest(

@@ -4,30 +4,57 @@ Without any environment the site runs locally on an embedded PostgreSQL server (
 data in .local/pgdata), with Celery tasks executed eagerly in process and a cache in that database
 that every process shares. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY and
 DJANGO_DEBUG=0; see the README.
+
+Every variable is read here (but EMBEDDED_PGDATA, which the embedded server's own command reads
+without Django), through one typed reader, environs: a value that is not of its type stops the
+process at start-up with an error that names the variable. A project setting has the name of its
+variable; Django's own settings are read from DJANGO_<the setting's name>, except EMAIL_*, which
+are Django's names already.
 """
 
+import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
+from environs import Env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+env = Env()
+
+# Variables that were renamed to match their settings: one still set would otherwise be ignored
+# without a word, and a deployment would quietly lose its value.
+_RENAMED_VARIABLES = {
+    "RATELIMIT_RESET_PER_WINDOW": "RATELIMIT_PASSWORD_RESET_PER_WINDOW",
+    "RATELIMIT_RESETS_PER_EMAIL": "RATELIMIT_PASSWORD_RESETS_PER_EMAIL",
+    "DJANGO_HSTS_SECONDS": "DJANGO_SECURE_HSTS_SECONDS",
+    "DJANGO_CONTENT_SECURITY_POLICY": "CONTENT_SECURITY_POLICY",
+}
+if _retired := sorted(_RENAMED_VARIABLES.keys() & os.environ.keys()):
+    raise ImproperlyConfigured(
+        "Renamed environment variables: "
+        + ", ".join(f"{old} is now {_RENAMED_VARIABLES[old]}" for old in _retired)
+    )
+
 
 def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
+    # Empty counts as unset, as it always has here: compose files and .env files write `NAME=`
+    # for "no opinion".
+    if env.str(name, "") == "":
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    return env.bool(name)
 
 
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+def env_list(name: str, default: list[str]) -> list[str]:
+    """Comma-separated; spaces around an item, and empty items, are dropped."""
+    return [item.strip() for item in env.list(name, default) if item.strip()]
 
 
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", "")
 # Debug defaults to on only for the zero-setup local run, where no secret key is configured.
 DEBUG = env_bool("DJANGO_DEBUG", default=not SECRET_KEY)
 if not SECRET_KEY:
@@ -35,8 +62,8 @@ if not SECRET_KEY:
         raise RuntimeError("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG=0")
     SECRET_KEY = "django-insecure-local-development-only"
 
-ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
-CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -97,12 +124,12 @@ TEMPLATES = [
 
 # PostgreSQL is the only database. Without DATABASE_URL, the embedded server (started on the
 # first connection, see peerrevenue/embedded_db) keeps the local site's data in the project.
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
-CONN_MAX_AGE = int(os.environ.get("DATABASE_CONN_MAX_AGE", "60"))
+DATABASE_URL = env.str("DATABASE_URL", "")
+DATABASE_CONN_MAX_AGE = env.int("DATABASE_CONN_MAX_AGE", 60)
 if DATABASE_URL:
     DATABASES = {
         "default": dj_database_url.parse(
-            DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True
+            DATABASE_URL, conn_max_age=DATABASE_CONN_MAX_AGE, conn_health_checks=True
         )
     }
     if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
@@ -118,7 +145,7 @@ else:
             "ENGINE": "peerrevenue.embedded_db",
             "NAME": "peerrevenue",
             "USER": "postgres",
-            "CONN_MAX_AGE": CONN_MAX_AGE,
+            "CONN_MAX_AGE": DATABASE_CONN_MAX_AGE,
             "CONN_HEALTH_CHECKS": True,
         }
     }
@@ -126,10 +153,10 @@ else:
 # it applies only to market.trading's one server-side-bound statement, which runs thousands of
 # times a connection. Set it empty behind a pooler that cannot keep prepared statements
 # (PgBouncer before 1.21 in transaction mode).
-_prepare_threshold = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5")
-DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
-    int(_prepare_threshold) if _prepare_threshold else None
+DATABASE_PREPARE_THRESHOLD = (
+    env.int("DATABASE_PREPARE_THRESHOLD", 5) if env.str("DATABASE_PREPARE_THRESHOLD", "5") else None
 )
+DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = DATABASE_PREPARE_THRESHOLD
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -166,14 +193,15 @@ STORAGES = {
 # Serve straight from the app and project folders when there is no collectstatic output yet.
 WHITENOISE_USE_FINDERS = DEBUG
 
-REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_URL = env.str("REDIS_URL", "")
+CACHE_KEY_PREFIX = env.str("CACHE_KEY_PREFIX", "peerrevenue")
 
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "peerrevenue.cache.ReusedClientRedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "peerrevenue"),
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
         }
     }
 else:
@@ -195,7 +223,7 @@ SESSION_ENGINE = (
 )
 
 # Anonymous pages are kept whole under the facts they show (peerrevenue/keep.py).
-PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "60"))
+PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", 60)
 
 # Celery: Redis is the broker when configured; otherwise tasks run eagerly in-process so the
 # site works with no services at all.
@@ -213,8 +241,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # API drops the enrichment (a nicety) and stores the feed; at the hard limit the worker process
 # is replaced and the task fails. A big day's ingest (about 1,000 entries, ten throttled API
 # batches) takes two or three minutes; the digests, a few hundred milliseconds a subscriber.
-CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", str(15 * 60)))
-CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", str(20 * 60)))
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", 15 * 60)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", 20 * 60)
 # The longest a task waits for a retry: the ingest's fifth retry, 60 s · 2⁴ (jitter only
 # shortens it). Redis has no delayed delivery, so the worker holds the message unacknowledged
 # meanwhile, and that wait counts against the visibility timeout too.
@@ -224,20 +252,19 @@ LONGEST_TASK_RETRY_COUNTDOWN = 16 * 60
 # healthy task would be handed to a second worker while the first still holds it; much longer
 # and a crash at the 21:30 ingest would not be recovered before the 23:30 one. 40 minutes:
 # 16 (countdown) + 20 (hard limit) + 4 to spare. Workers sweep for such messages every
-# interval × throttle seconds (kombu: 10 × 10).
+# interval × throttle seconds (kombu: 10 × 10). (These variables name the broker's transport
+# options, CELERY_<option>; they have no settings of their own.)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(
-        os.environ.get(
-            "CELERY_VISIBILITY_TIMEOUT",
-            str(LONGEST_TASK_RETRY_COUNTDOWN + CELERY_TASK_TIME_LIMIT + 4 * 60),
-        )
+    "visibility_timeout": env.int(
+        "CELERY_VISIBILITY_TIMEOUT",
+        LONGEST_TASK_RETRY_COUNTDOWN + CELERY_TASK_TIME_LIMIT + 4 * 60,
     ),
-    "unacked_restore_interval": int(os.environ.get("CELERY_UNACKED_RESTORE_INTERVAL", "10")),
-    "unacked_restore_throttle": int(os.environ.get("CELERY_UNACKED_RESTORE_THROTTLE", "10")),
+    "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", 10),
+    "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", 10),
 }
 CELERY_TIMEZONE = "America/New_York"
 CELERY_TASK_ROUTES = {"papers.tasks.*": {"queue": "ingest"}}
-CELERY_BEAT_SCHEDULE = {
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # arXiv announces Sunday to Thursday at 20:00 New York time and rebuilds its feeds soon
     # after; the feed carries the next day's date. The daily pipeline (accounts/daily.py)
     # ingests every enabled category at 21:30, and mails the digests once every category's
@@ -266,55 +293,55 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # arXiv endpoints; tests point these at a local server.
-ARXIV_RSS_URL = os.environ.get("ARXIV_RSS_URL", "https://rss.arxiv.org/rss/{category}")
-ARXIV_API_URL = os.environ.get("ARXIV_API_URL", "https://export.arxiv.org/api/query")
-ARXIV_API_DELAY_SECONDS = float(os.environ.get("ARXIV_API_DELAY_SECONDS", "3"))
-ARXIV_HTTP_TIMEOUT_SECONDS = float(os.environ.get("ARXIV_HTTP_TIMEOUT_SECONDS", "30"))
-ARXIV_HTTP_RETRIES = int(os.environ.get("ARXIV_HTTP_RETRIES", "4"))
-ARXIV_HTTP_BACKOFF_SECONDS = float(os.environ.get("ARXIV_HTTP_BACKOFF_SECONDS", "2"))
-ARXIV_HTTP_MAX_DELAY_SECONDS = float(os.environ.get("ARXIV_HTTP_MAX_DELAY_SECONDS", "120"))
+ARXIV_RSS_URL = env.str("ARXIV_RSS_URL", "https://rss.arxiv.org/rss/{category}")
+ARXIV_API_URL = env.str("ARXIV_API_URL", "https://export.arxiv.org/api/query")
+ARXIV_API_DELAY_SECONDS = env.float("ARXIV_API_DELAY_SECONDS", 3.0)
+ARXIV_HTTP_TIMEOUT_SECONDS = env.float("ARXIV_HTTP_TIMEOUT_SECONDS", 30.0)
+ARXIV_HTTP_RETRIES = env.int("ARXIV_HTTP_RETRIES", 4)
+ARXIV_HTTP_BACKOFF_SECONDS = env.float("ARXIV_HTTP_BACKOFF_SECONDS", 2.0)
+ARXIV_HTTP_MAX_DELAY_SECONDS = env.float("ARXIV_HTTP_MAX_DELAY_SECONDS", 120.0)
 ARXIV_ENRICH = env_bool("ARXIV_ENRICH", default=True)
 # The largest feed or API page read, downloaded or from a file (arXiv's biggest daily feeds are a
 # few MB): past it the ingest refuses the feed rather than read gigabytes into memory.
-ARXIV_MAX_FEED_BYTES = int(os.environ.get("ARXIV_MAX_FEED_BYTES", str(100 * 1024 * 1024)))
+ARXIV_MAX_FEED_BYTES = env.int("ARXIV_MAX_FEED_BYTES", 100 * 1024 * 1024)
 INGEST_USER_AGENT = "PeerRevenue/0.1 (+https://github.com/peer-revenue)"
 
 # Market: integer micro-credits (µ¢).
-MARKET_STARTING_GRANT = int(os.environ.get("MARKET_STARTING_GRANT", str(1_000 * 1_000_000)))
-MARKET_DIVIDEND_PER_MENTION = int(os.environ.get("MARKET_DIVIDEND_PER_MENTION", "50000"))
-MARKET_FEE_BASIS_POINTS = int(os.environ.get("MARKET_FEE_BASIS_POINTS", "100"))
-MARKET_MAX_SHARES_PER_TRADE = int(os.environ.get("MARKET_MAX_SHARES_PER_TRADE", "10000"))
+MARKET_STARTING_GRANT = env.int("MARKET_STARTING_GRANT", 1_000 * 1_000_000)
+MARKET_DIVIDEND_PER_MENTION = env.int("MARKET_DIVIDEND_PER_MENTION", 50_000)
+MARKET_FEE_BASIS_POINTS = env.int("MARKET_FEE_BASIS_POINTS", 100)
+MARKET_MAX_SHARES_PER_TRADE = env.int("MARKET_MAX_SHARES_PER_TRADE", 10_000)
 
 # Rate limits, per client address and window.
 # How many proxies in front append to X-Forwarded-For (0: gunicorn faces the clients).
-RATELIMIT_TRUSTED_PROXIES = int(os.environ.get("RATELIMIT_TRUSTED_PROXIES", "0"))
-RATELIMIT_WINDOW_SECONDS = int(os.environ.get("RATELIMIT_WINDOW_SECONDS", "300"))
-RATELIMIT_LOGIN_PER_WINDOW = int(os.environ.get("RATELIMIT_LOGIN_PER_WINDOW", "10"))
-RATELIMIT_SIGNUP_PER_WINDOW = int(os.environ.get("RATELIMIT_SIGNUP_PER_WINDOW", "5"))
+RATELIMIT_TRUSTED_PROXIES = env.int("RATELIMIT_TRUSTED_PROXIES", 0)
+RATELIMIT_WINDOW_SECONDS = env.int("RATELIMIT_WINDOW_SECONDS", 300)
+RATELIMIT_LOGIN_PER_WINDOW = env.int("RATELIMIT_LOGIN_PER_WINDOW", 10)
+RATELIMIT_SIGNUP_PER_WINDOW = env.int("RATELIMIT_SIGNUP_PER_WINDOW", 5)
 # Each password reset request sends a mail: per client address, and per target inbox (counted
 # whoever asks, so many clients cannot flood one inbox either).
-RATELIMIT_PASSWORD_RESET_PER_WINDOW = int(os.environ.get("RATELIMIT_RESET_PER_WINDOW", "5"))
-RATELIMIT_PASSWORD_RESETS_PER_EMAIL = int(os.environ.get("RATELIMIT_RESETS_PER_EMAIL", "3"))
-RATELIMIT_TRADES_PER_WINDOW = int(os.environ.get("RATELIMIT_TRADES_PER_WINDOW", "300"))
+RATELIMIT_PASSWORD_RESET_PER_WINDOW = env.int("RATELIMIT_PASSWORD_RESET_PER_WINDOW", 5)
+RATELIMIT_PASSWORD_RESETS_PER_EMAIL = env.int("RATELIMIT_PASSWORD_RESETS_PER_EMAIL", 3)
+RATELIMIT_TRADES_PER_WINDOW = env.int("RATELIMIT_TRADES_PER_WINDOW", 300)
 # Live quotes: the term page asks for one 300 ms after each keystroke, so this allows someone
 # typing without pause for the whole window, and stops a script pricing the market flat out.
-RATELIMIT_QUOTES_PER_WINDOW = int(os.environ.get("RATELIMIT_QUOTES_PER_WINDOW", "1200"))
+RATELIMIT_QUOTES_PER_WINDOW = env.int("RATELIMIT_QUOTES_PER_WINDOW", 1200)
 # Term proposals per trader in a day: enough for anyone, too few to flood the curators.
-RATELIMIT_PROPOSALS_PER_DAY = int(os.environ.get("RATELIMIT_PROPOSALS_PER_DAY", "10"))
+RATELIMIT_PROPOSALS_PER_DAY = env.int("RATELIMIT_PROPOSALS_PER_DAY", 10)
 
 # Email: the console backend unless SMTP is configured.
-EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_HOST = env.str("EMAIL_HOST", "")
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
-    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_PORT = env.int("EMAIL_PORT", 587)
+    EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", "")
     EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
 else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 # Absolute links in emails.
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Peer Revenue <noreply@localhost>")
+SITE_URL = env.str("SITE_URL", "http://127.0.0.1:8000")
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", "Peer Revenue <noreply@localhost>")
 
 # Production hardening: the proxy in front terminates TLS and says so in X-Forwarded-Proto.
 if not DEBUG:
@@ -322,25 +349,28 @@ if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", str(60 * 60 * 24 * 365)))
+    SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", 60 * 60 * 24 * 365)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 # No inline script anywhere; styles come from our stylesheet (the admin's inline styles excepted).
-CONTENT_SECURITY_POLICY = os.environ.get(
-    "DJANGO_CONTENT_SECURITY_POLICY",
+CONTENT_SECURITY_POLICY = env.str(
+    "CONTENT_SECURITY_POLICY",
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
     "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
 )
 X_FRAME_OPTIONS = "DENY"
 
+# A level's name (INFO, WARNING, …) or number.
+LOG_LEVEL = env.log_level("LOG_LEVEL", logging.INFO)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django.db.backends": {"level": "INFO"},
         # The embedded server's package logs every pg_ctl call it makes at INFO.

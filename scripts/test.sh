@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Run the test suite (extra arguments go to pytest). On a machine with PostgreSQL and Redis
-# installed (this project's CI), start them if they are down and use them; without a system
-# PostgreSQL, use the embedded one that `make run` uses.
+# Type-check, then run the test suite (extra arguments go to pytest). On a machine with
+# PostgreSQL and Redis installed (this project's CI), start them if they are down and use them;
+# without a system PostgreSQL, use the embedded one that `make run` uses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
+
+# Type-check first (configured in pyproject.toml): an error fails the run before any test does.
+"$BIN/mypy"
 
 if command -v pg_ctlcluster >/dev/null 2>&1 || pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   bash scripts/services.sh

@@ -8,7 +8,7 @@ import itertools
 import uuid
 
 from market import trading
-from market.models import Mention, Term, Trade
+from market.models import Account, Mention, Term, Trade
 from papers.models import Category, Listing, Paper
 from papers.typesetting import TYPESETTER_VERSION, tex_to_html, tex_to_text
 
@@ -97,6 +97,12 @@ def _trade(place, when: dt.datetime | None, **arguments) -> Trade:
         Trade.objects.filter(pk=trade.pk).update(created_at=when)
         trade.created_at = when
     return trade
+
+
+def username(account: Account) -> str:
+    """The trader's name; only the house accounts (fees, issuance) have no user."""
+    assert account.user is not None, account
+    return account.user.username
 
 
 def buy(user, term: Term, shares: int, *, when: dt.datetime | None = None, key: str = "") -> Trade:

@@ -11,9 +11,12 @@ visible text, the entries in page order, a form's fields, a table's rows, the li
 
 from __future__ import annotations
 
+from typing import overload
+
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from types import EllipsisType
 
 # Elements that never have content, so never get an end tag.
 _VOID = frozenset(
@@ -47,12 +50,17 @@ class Element:
     attrs: dict[str, str] = field(default_factory=dict)
     children: list[Element | str] = field(default_factory=list)
 
+    @overload
+    def get(self, name: str) -> str | None: ...
+    @overload
+    def get(self, name: str, default: str) -> str: ...
     def get(self, name: str, default: str | None = None) -> str | None:
         return self.attrs.get(name, default)
 
     @property
-    def id(self) -> str | None:
-        return self.attrs.get("id")
+    def id(self) -> str:
+        """The element's id, or "" when it has none."""
+        return self.attrs.get("id") or ""
 
     @property
     def classes(self) -> list[str]:
@@ -81,7 +89,7 @@ class Element:
                 yield from child.iter()
 
     def select(
-        self, tag: str | None = None, *, cls: str | None = None, **attrs: str
+        self, tag: str | None = None, *, cls: str | None = None, **attrs: str | EllipsisType
     ) -> list[Element]:
         """The elements inside, in page order, with this tag (any if None), having the class
         ``cls`` among theirs, and these exact attribute values (``data_x`` means ``data-x``;
@@ -98,19 +106,25 @@ class Element:
             )
         ]
 
-    def one(self, tag: str | None = None, *, cls: str | None = None, **attrs: str) -> Element:
+    def one(
+        self, tag: str | None = None, *, cls: str | None = None, **attrs: str | EllipsisType
+    ) -> Element:
         """The single element matching (see ``select``); fails the test if not exactly one."""
         found = self.select(tag, cls=cls, **attrs)
         assert len(found) == 1, f"{len(found)} elements match {tag!r} {cls!r} {attrs!r}"
         return found[0]
 
-    def first(self, tag: str | None = None, *, cls: str | None = None, **attrs: str) -> Element:
+    def first(
+        self, tag: str | None = None, *, cls: str | None = None, **attrs: str | EllipsisType
+    ) -> Element:
         """The first element matching (see ``select``); fails the test if there is none."""
         found = self.select(tag, cls=cls, **attrs)
         assert found, f"no element matches {tag!r} {cls!r} {attrs!r}"
         return found[0]
 
-    def ids(self, tag: str | None = None, *, cls: str | None = None, **attrs: str) -> list[str]:
+    def ids(
+        self, tag: str | None = None, *, cls: str | None = None, **attrs: str | EllipsisType
+    ) -> list[str]:
         """The ids of the matching elements, in page order (for order checks)."""
         return [e.id for e in self.select(tag, cls=cls, **attrs) if e.id is not None]
 

@@ -21,7 +21,9 @@ def admin_connection() -> psycopg.Connection:
 
 
 def last_statement(admin: psycopg.Connection, pid: int) -> str:
-    return admin.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone()[0]
+    row = admin.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone()
+    assert row is not None, f"no backend {pid}"
+    return row[0]
 
 
 def test_a_live_idle_connection_is_checked_without_a_statement():

@@ -86,7 +86,11 @@ def _api_entry(element: ET.Element, *, date: dt.date | None) -> ParsedEntry:
     submitted_at = parse_iso(
         _text(element, f"{ATOM}published"), what=f"API entry {arxiv_id}'s <published>"
     )
-    if date is None and submitted_at is None:
+    if date is not None:
+        announced_on = date
+    elif submitted_at is not None:
+        announced_on = announcement_date_for(submitted_at)
+    else:
         raise IngestError(f"API entry {arxiv_id} has no submission date to date it by.")
     return ParsedEntry(
         arxiv_id=arxiv_id,
@@ -95,7 +99,7 @@ def _api_entry(element: ET.Element, *, date: dt.date | None) -> ParsedEntry:
         abstract=_raw_text(element, f"{ATOM}summary"),
         authors=[author for author in authors if author.name],
         categories=categories,
-        announced_on=date or announcement_date_for(submitted_at),  # type: ignore[arg-type]
+        announced_on=announced_on,
         listing_version=None if date is not None else 1,
         comment=_text(element, f"{ARXIV}comment"),
         journal_ref=_text(element, f"{ARXIV}journal_ref"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ class ParsedEntry:
 
     def bounded(self) -> ParsedEntry:
         """This entry within the caps above; each cut is logged, and the rest kept."""
-        changes: dict[str, object] = {}
+        changes: dict[str, Any] = {}  # field name → its new value, for replace()
         for name in (f.name for f in fields(self)):
             value = getattr(self, name)
             if isinstance(value, str) and len(value) > MAX_TEXT:

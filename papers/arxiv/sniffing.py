@@ -32,7 +32,7 @@ def html_error(content: bytes) -> FetchError:
     )
 
 
-def xml_error(reason: str, line: int, column: int) -> IngestError:
+def xml_error(reason: str, line: int | None, column: int | None) -> IngestError:
     """The error for XML that expat rejected, from ElementTree's or feedparser's report."""
     if reason in ("no element found", "unclosed token"):
         return IngestError(
@@ -80,8 +80,11 @@ def _root_tag(content: bytes) -> str:
     try:
         for offset in range(0, len(content), _SNIFF_CHUNK):
             parser.feed(content[offset : offset + _SNIFF_CHUNK])
-            for _event, element in parser.read_events():
-                return element.tag
+            for event in parser.read_events():
+                # A start event carries its element (other kinds carry namespaces or text).
+                element = event[-1]
+                if isinstance(element, ET.Element):
+                    return element.tag
         parser.close()  # no root element at all: raises "no element found"
     except ET.ParseError as exc:
         raise _et_error(exc) from exc

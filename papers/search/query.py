@@ -13,6 +13,7 @@ import datetime as dt
 import functools
 import operator
 import re
+import typing
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 
@@ -68,13 +69,19 @@ def tsquery(text: str) -> SearchQuery:
 def _combined(query: Query) -> SearchQueryCombinable | None:
     """One tsquery for the whole query: every part, prefixed parts labelled with the weight of
     their field (title A, authors B, abstract C)."""
-    combined = None
+    combined: SearchQueryCombinable | None = None
     for text, weight in query.text_parts():
-        part = tsquery(text)
+        part: SearchQueryCombinable = tsquery(text)
         if weight:
             part = fulltext.WeightedQuery(part, weight=weight.upper())
         combined = part if combined is None else combined & part
     return combined
+
+
+def _as_text(combined: SearchQueryCombinable) -> Cast:
+    """The tsquery as PostgreSQL parsed it (stems, negations), for mark_matches()."""
+    # A tsquery is an Expression at run time; the stubs give its combinations no Combinable.
+    return Cast(typing.cast(Combinable, combined), TextField())
 
 
 def match_condition(query: Query) -> Q | None:
@@ -89,10 +96,10 @@ def match_condition(query: Query) -> Q | None:
             part = Q(Matches(fulltext.title_vector(), tsquery(text)))
             condition = part if condition is None else condition & part
         else:
-            part = tsquery(text)
+            text_part: SearchQueryCombinable = tsquery(text)
             if weight:
-                part = fulltext.WeightedQuery(part, weight=weight.upper())
-            rest = part if rest is None else rest & part
+                text_part = fulltext.WeightedQuery(text_part, weight=weight.upper())
+            rest = text_part if rest is None else rest & text_part
     if rest is not None and condition is not None:
         # With ti: parts, the title index narrows the candidates and the other words are
         # checked on each of them: a title has some ten words against an abstract's two
@@ -163,6 +170,7 @@ def ranked(
     """
     combined = _combined(query)
     exact = _exact_phrases(query)
+    papers: QuerySet[Paper]
     if among is not None:
         papers = Paper.objects.filter(
             RawSQL(f'"{Paper._meta.db_table}"."id" = ANY(%s)', (list(among),), BooleanField())
@@ -181,7 +189,7 @@ def ranked(
     papers = papers.defer(*UNSHOWN).annotate(
         rank=SearchRank(F("search_vector"), combined),
         # The query as PostgreSQL parsed it (stems, negations), for mark_matches().
-        search_query=Cast(combined, TextField()),
+        search_query=_as_text(combined),
     )
     if exact is None:
         return papers.order_by(F("rank").desc(), F("arxiv_id").desc())
@@ -312,6 +320,7 @@ def new_matches(
         flags[f"matched_{i}"] = ExpressionWrapper(condition(query), output_field=BooleanField())
         for text, _weight in query.text_parts():
             combined = tsquery(text) if combined is None else combined | tsquery(text)
+    assert combined is not None  # some query has text (checked above), so it has words
     first = (
         Listing.objects.filter(paper=OuterRef("pk"), announce_type__in=Listing.STREAM_TYPES)
         .values("paper")
@@ -327,7 +336,7 @@ def new_matches(
             **flags,
             announced=Subquery(first),
             # The queries as PostgreSQL parsed them, for mark_matches().
-            search_query=Cast(combined, TextField()),
+            search_query=_as_text(combined),
         )
         .order_by("-announced", "arxiv_id")
     )

@@ -13,6 +13,7 @@ from market.models import Term
 from papers.models import Category
 from tests.factories import buy, list_paper, make_paper
 from tests.market.state import held_before_the_announcement
+from tests.text import html_part
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +49,7 @@ def test_subscriber_gets_the_days_papers_and_term_moves(cs_dc, reader, trader):
     assert "https://peer.example/abs/" in message.body
     assert "Older paper" not in message.body and "Robots" not in message.body
     assert "KV cache: 3 shares, 1.03 credits a share" in message.body
-    html = message.alternatives[0][0]
+    html = html_part(message)
     assert "Paging the KV cache" in html
 
 
@@ -127,6 +128,6 @@ def test_digest_carries_the_days_dividends_and_the_biggest_moves_first(cs_dc, re
     # Raft rose 21.9% today (nine more shares on one), KV cache 3% (three on three), Quorum not.
     assert moves.index("Raft") < moves.index("KV cache") < moves.index("Quorum")
     assert "Raft: 1 share, 2.50 credits a share (+21.9% today)" in moves
-    html = mail.outbox[0].alternatives[0][0]
+    html = html_part(mail.outbox[0])
     assert "Your dividends: 0.35 credits" in html
     assert 'href="https://peer.example/market/raft/"' in html

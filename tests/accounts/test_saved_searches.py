@@ -20,6 +20,7 @@ from accounts.saved_searches import (
 from papers.models import Category
 from tests.factories import list_paper, make_paper
 from tests.html import Page, page_text
+from tests.text import html_part
 
 pytestmark = pytest.mark.django_db
 
@@ -116,7 +117,7 @@ def test_new_matches_are_listed_once_with_the_searches_they_match(client, reader
     assert [s.query for s in matches[0].searches] == ["gossip", "au:lamport"]
     assert [s.query for s in matches[1].searches] == ["gossip"]
     assert matches[0].title_text == "*Gossip* for federated learning"
-    assert "Lamport" in Page.parse(matches[0].paper.search_authors).texts("mark")
+    assert "Lamport" in Page.parse(matches[0].paper.search_authors or "").texts("mark")
     ids = {m.paper.arxiv_id for m in matches}
     assert old.arxiv_id not in ids and hidden.arxiv_id not in ids
 
@@ -174,7 +175,7 @@ def test_the_digest_brings_new_matches_once_per_paper_with_words_marked(reader, 
     assert body.count("Federated") == 1
     assert "- *Federated* *gossip*" in body
     assert '"gossip", "federated"' in body
-    html = message.alternatives[0][0]
+    html = html_part(message)
     assert "<mark>Federated</mark> <mark>gossip</mark>" in html
 
     # The next day the same paper is listed again: it is not new, so no second mail about it.

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
+
+from tests.text import search
 
 pytestmark = pytest.mark.django_db
 
@@ -89,7 +89,7 @@ def test_signup_is_rate_limited(client, settings):
 def test_password_reset_by_email(client, reader):
     client.post("/accounts/password_reset/", {"email": reader.email})
     assert len(mail.outbox) == 1
-    link = re.search(r"http://testserver(/accounts/reset/\S+/)", mail.outbox[0].body).group(1)
+    link = search(r"http://testserver(/accounts/reset/\S+/)", str(mail.outbox[0].body)).group(1)
     form_page = client.get(link, follow=True)
     new_password = "another long passphrase"
     client.post(

@@ -30,7 +30,14 @@ def polyline_points(markup: str, css_class: str = "") -> list[tuple[float, float
         for el in root.iter(f"{SVG}polyline")
         if not css_class or css_class in el.get("class", "")
     ]
-    return [tuple(map(float, pair.split(","))) for pair in lines[0].get("points").split()]
+    pairs = (pair.split(",") for pair in lines[0].attrib["points"].split())
+    return [(float(x), float(y)) for x, y in pairs]
+
+
+def text_at(element: ET.Element, path: str) -> str:
+    found = element.find(path)
+    assert found is not None and found.text is not None, path
+    return found.text
 
 
 def at(hours: float) -> dt.datetime:
@@ -58,7 +65,7 @@ def test_sparkline_is_an_accessible_image_with_the_price_range():
     root = parse(markup)
     assert root.get("role") == "img"
     assert root.get("aria-label") == "Raft: 1.00 to 1.10 credits (rising)"
-    assert "sparkline--up" in root.get("class")
+    assert "sparkline--up" in root.attrib["class"]
     assert len(list(root.iter(f"{SVG}polyline"))) == 1
 
 
@@ -85,7 +92,7 @@ def test_sparkline_of_an_unchanged_price_is_a_flat_line_in_the_middle():
 def test_sparkline_escapes_its_label():
     markup = sparkline([(at(0), 1), (at(1), 2)], label='<script>alert("x")</script> & co')
     assert "<script>" not in markup
-    assert parse(markup).get("aria-label").startswith('<script>alert("x")</script> & co')
+    assert parse(markup).attrib["aria-label"].startswith('<script>alert("x")</script> & co')
 
 
 def test_price_chart_has_axes_labels_title_and_description():
@@ -94,8 +101,8 @@ def test_price_chart_has_axes_labels_title_and_description():
     root = parse(markup)
     assert root.get("role") == "img"
     assert root.get("aria-labelledby") == "kv-title kv-desc"
-    assert root.find(f"{SVG}title").text == "Price of “KV cache”"
-    description = root.find(f"{SVG}desc").text
+    assert text_at(root, f"{SVG}title") == "Price of “KV cache”"
+    description = text_at(root, f"{SVG}desc")
     assert "From 1.00 credits on 1 Oct 2026 to 1.10 credits on 5 Oct 2026" in description
     labels = [el.text for el in root.iter(f"{SVG}text")]
     assert {"1.00", "1.05", "1.10"} <= set(labels)  # price axis
@@ -121,10 +128,10 @@ def test_price_chart_marks_dividend_days_with_what_was_paid():
     root = parse(markup)
     markers = [g for g in root.iter(f"{SVG}g") if g.get("class") == "price-chart__dividend"]
     assert len(markers) == 1
-    assert markers[0].find(f"{SVG}circle/{SVG}title").text == (
+    assert text_at(markers[0], f"{SVG}circle/{SVG}title") == (
         "Dividend 3 Oct 2026: 2 mentioning papers, 0.10 credits a share"
     )
-    assert "Dividends for 2 mentioning papers marked." in root.find(f"{SVG}desc").text
+    assert "Dividends for 2 mentioning papers marked." in text_at(root, f"{SVG}desc")
 
 
 def test_price_chart_of_a_brand_new_term_labels_both_ends():
@@ -136,7 +143,7 @@ def test_price_chart_of_a_brand_new_term_labels_both_ends():
 def test_price_chart_escapes_the_label():
     markup = price_chart([(at(0), 1), (at(1), 2)], label='"><script>alert(1)</script>')
     assert "<script>" not in markup
-    assert parse(markup).find(f"{SVG}title").text == '"><script>alert(1)</script>'
+    assert text_at(parse(markup), f"{SVG}title") == '"><script>alert(1)</script>'
 
 
 def test_charts_need_at_least_one_point():
@@ -188,7 +195,7 @@ def test_a_dividend_day_that_paid_nothing_gets_no_mark():
     unpaid = [DividendDay(date=dt.date(2026, 10, 3), papers=2, per_share=50_000, amount=0)]
     markup = price_chart(points, label="x", dividends=unpaid)
     assert "price-chart__dividend" not in markup
-    assert "Dividends for" not in parse(markup).find(f"{SVG}desc").text
+    assert "Dividends for" not in text_at(parse(markup), f"{SVG}desc")
 
 
 def test_time_labels_at_the_edges_stay_inside_the_chart():
@@ -196,7 +203,7 @@ def test_time_labels_at_the_edges_stay_inside_the_chart():
     time_labels = [el for el in parse(markup).iter(f"{SVG}text") if el.get("y") == "240"]
     assert len(time_labels) >= 2
     for label in time_labels:
-        x = float(label.get("x"))
+        x = float(label.attrib["x"])
         # A centred label is at least 40 units from either edge of the plot; nearer ones hang
         # inwards from their tick.
         if label.get("text-anchor") == "middle":

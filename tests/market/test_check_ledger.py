@@ -66,6 +66,7 @@ def test_a_tampered_holding_is_reported(books, trader, kv_cache):
 
 def test_an_unbalanced_transaction_is_reported(books):
     entry = Entry.objects.filter(asset="cash", account__kind="fees").first()
+    assert entry is not None
     Entry.objects.filter(pk=entry.pk).update(amount=F("amount") + 5)
     report = failing_check()
     assert f"Ledger transaction {entry.transaction_id} does not balance" in report

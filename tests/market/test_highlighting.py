@@ -86,7 +86,7 @@ def test_rules_are_documented_on_the_rules_page_the_matcher_points_to():
 
 def _choose_quadratically(candidates):
     """The original chooser, kept as the reference: each span against every chosen span."""
-    chosen = []
+    chosen: list[tuple[int, int, int]] = []
     for start, end, term_id in sorted(candidates, key=lambda c: (c[0] - c[1], c[0], c[2])):
         if all(end <= s or start >= e for s, e, _ in chosen):
             chosen.append((start, end, term_id))

@@ -10,7 +10,7 @@ from django.conf import settings
 
 from market import networth, tasks
 from market.models import NetWorthSnapshot
-from tests.factories import buy
+from tests.factories import buy, username
 from tests.html import Page, page_text
 
 pytestmark = pytest.mark.django_db
@@ -80,7 +80,7 @@ def test_beat_takes_the_snapshot_every_day():
 
 def leaders(period: str, today: dt.date = WEDNESDAY) -> list[tuple[str, int, int]]:
     return [
-        (account.user.username, account.rank, account.gain)
+        (username(account), account.rank, account.gain)
         for account in networth.period_leaderboard(period=period, today=today)
     ]
 

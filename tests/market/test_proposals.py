@@ -103,7 +103,8 @@ def test_a_term_added_by_hand_that_covers_the_phrase_closes_it(
     propose(trader_client, phrase="KV caches")
     with django_capture_on_commit_callbacks(execute=True):
         Term.objects.create(phrase="KV cache")
-    assert TermProposal.objects.get().term.phrase == "KV cache"
+    term = TermProposal.objects.get().term
+    assert term is not None and term.phrase == "KV cache"
     assert len(mail.outbox) == 1
 
 

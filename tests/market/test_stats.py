@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+from typing import TYPE_CHECKING
 
 import pytest
 from django.db import connection
@@ -13,8 +14,11 @@ from django.utils import timezone
 
 from market import curve, dividends, stats, trading
 from market.models import Entry, Term
-from tests.factories import announce, buy, sell
+from tests.factories import announce, buy, sell, username
 from tests.market.state import held_before_the_announcement
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +31,7 @@ def bp_change(now: int, then: int) -> int:
     return value if now >= then else -value
 
 
-def annotated(term: Term, **kwargs) -> Term:
+def annotated(term: Term, **kwargs) -> WithAnnotations[Term, stats.MarketFigures]:
     return stats.market_terms(now=kwargs.pop("now", timezone.now()), **kwargs).get(pk=term.pk)
 
 
@@ -332,7 +336,7 @@ def test_account_history_is_every_cash_movement_with_a_running_balance(trader, k
 
 
 def test_leaderboard_score_is_net_worth_at_sell_back_minus_grants(trader, rival, traded):
-    scores = {a.user.username: a for a in stats.leaderboard()}
+    scores = {username(a): a for a in stats.leaderboard()}
     for user in (trader, rival):
         summary = stats.portfolio(user=user)
         row = scores[user.username]
@@ -376,14 +380,15 @@ def test_leaderboard_ranks_traders_only_and_ties_share_a_rank(
     gone.is_active = False
     gone.save()
 
-    board = [(a.user.username, a.rank) for a in stats.leaderboard()]
+    board = [(username(a), a.rank) for a in stats.leaderboard()]
     # The early buyer gains what the late one lost (less fees); the two one-term traders tie.
     assert board == [("tobias", 1), ("cora", 2), ("twin", 2), ("rhea", 4)]
     assert "rosalind" not in dict(board)  # never traded
     assert stats.standing(user=reader) is None
     mine = stats.standing(user=rival)
-    assert (mine.rank, mine.of) == (4, 4)
-    assert stats.standing(user=twin).rank == 2
+    assert mine is not None and (mine.rank, mine.of) == (4, 4)
+    twins = stats.standing(user=twin)
+    assert twins is not None and twins.rank == 2
 
 
 def test_leaderboard_page_costs_the_same_queries_however_many_traders(django_user_model, kv_cache):

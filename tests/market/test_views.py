@@ -18,7 +18,7 @@ from market import curve, dividends, stats, trading, views
 from market.models import DEFAULT_K, DEFAULT_P0, Term, Trade
 from market.units import format_credits
 from peerrevenue import keep
-from tests.factories import announce, buy, sell
+from tests.factories import announce, buy, sell, username
 from tests.html import Page, page_text
 from tests.market.pages import confirm, get_quote, hidden_fields, market_terms, trade_forms
 from tests.market.state import held_before_the_announcement
@@ -818,7 +818,7 @@ def test_leaderboard_ranks_by_net_worth_minus_grants(client, trader, rival, kv_c
     buy(trader, kv_cache, 20)
     buy(rival, kv_cache, 20)
     page = Page.of(client.get("/leaderboard/"))
-    expected = {a.user.username: a for a in stats.leaderboard()}
+    expected = {username(a): a for a in stats.leaderboard()}
     tobias = stats.portfolio(user=trader)
     assert expected["tobias"].score == tobias.gain
     assert page.row("1") == [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -47,7 +48,7 @@ class FakeArxiv:
     or with a callable for replies that depend on the query. Records every request."""
 
     def __init__(self) -> None:
-        self.routes: dict[str, list[Reply] | object] = {}
+        self.routes: dict[str, list[Reply] | Callable[[Request], Reply]] = {}
         self.requests: list[Request] = []
         outer = self
 
@@ -75,12 +76,13 @@ class FakeArxiv:
     @property
     def url(self) -> str:
         host, port = self.server.server_address[:2]
+        assert isinstance(host, str)  # an IP socket's address (typeshed allows a Unix one's)
         return f"http://{host}:{port}"
 
     def route(self, path: str, *replies: Reply) -> None:
         self.routes[path] = list(replies)
 
-    def route_function(self, path: str, function) -> None:
+    def route_function(self, path: str, function: Callable[[Request], Reply]) -> None:
         self.routes[path] = function
 
     def hits(self, path: str) -> list[Request]:

@@ -23,10 +23,17 @@ def feed(client) -> ET.Element:
     return ET.fromstring(response.content)
 
 
-def rfc3339(text: str) -> dt.datetime:
+def rfc3339(text: str | None) -> dt.datetime:
+    assert text is not None, "no date"
     parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     assert parsed.tzinfo is not None, text
     return parsed
+
+
+def child(element: ET.Element, path: str) -> ET.Element:
+    found = element.find(path)
+    assert found is not None, path
+    return found
 
 
 def assert_valid_atom(root: ET.Element) -> None:
@@ -39,14 +46,14 @@ def assert_valid_atom(root: ET.Element) -> None:
     for entry in root.findall(f"{ATOM}entry"):
         for name in ("id", "title", "updated"):
             assert len(entry.findall(f"{ATOM}{name}")) == 1, f"entry/{name}"
-            assert entry.findtext(f"{ATOM}{name}").strip(), f"entry/{name} is empty"
+            assert entry.findtext(f"{ATOM}{name}", "").strip(), f"entry/{name} is empty"
         rfc3339(entry.findtext(f"{ATOM}updated"))
         assert len(entry.findall(f"{ATOM}published")) <= 1
         assert len(entry.findall(f"{ATOM}summary")) <= 1
         authors = entry.findall(f"{ATOM}author")
         assert authors or feed_has_author, "entry/author"
         for author in authors:
-            assert author.findtext(f"{ATOM}name").strip(), "author/name"
+            assert author.findtext(f"{ATOM}name", "").strip(), "author/name"
         # An entry without content must link to it (§4.1.2).
         links = [link for link in entry.findall(f"{ATOM}link") if link.get("rel", "alternate")]
         assert entry.find(f"{ATOM}content") is not None or links
@@ -86,19 +93,19 @@ def test_each_entry_has_its_own_dates(client, gossip, cs_dc):
 
 
 def test_one_author_element_per_author(client, gossip):
-    entry = feed(client).find(f"{ATOM}entry")
+    entry = child(feed(client), f"{ATOM}entry")
     names = [author.findtext(f"{ATOM}name") for author in entry.findall(f"{ATOM}author")]
     assert names == ["Ayşe Dağlı", "Ada Lovelace", "Chen Wei", "Ana Pérez", "Bo Li"]
 
 
 def test_summary_is_plain_text_and_content_is_the_typeset_html(client, gossip):
-    entry = feed(client).find(f"{ATOM}entry")
-    summary = entry.find(f"{ATOM}summary")
+    entry = child(feed(client), f"{ATOM}entry")
+    summary = child(entry, f"{ATOM}summary")
     assert summary.get("type") == "text"
     assert summary.text == "We reach consensus in O(log n) rounds with f < n/3 faults."
-    content = entry.find(f"{ATOM}content")
+    content = child(entry, f"{ATOM}content")
     assert content.get("type") == "html"
-    assert "<math" in content.text
+    assert "<math" in (content.text or "")
 
 
 def test_the_feed_updated_is_the_newest_entry(client, gossip):

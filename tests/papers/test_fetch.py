@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import email.utils
 
 import pytest
@@ -50,7 +51,7 @@ def test_429_honours_retry_after_seconds(arxiv_server, sleeps):
 
 
 def test_retry_after_is_capped_and_accepts_an_http_date(arxiv_server, sleeps):
-    later = email.utils.format_datetime(timezone.now() + timezone.timedelta(hours=2), usegmt=True)
+    later = email.utils.format_datetime(timezone.now() + dt.timedelta(hours=2), usegmt=True)
     arxiv_server.route(
         "/api",
         Reply(429, b"", {"Retry-After": "86400"}),

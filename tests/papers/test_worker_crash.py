@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 from django.conf import settings
 from django.db import connection
 
@@ -89,7 +90,7 @@ def wait_until(condition, *, timeout: float, message: str) -> None:
 
 def test_killed_worker_mid_ingest_is_redelivered_and_matches_a_clean_run(cs_dc, arxiv_server):
     feed = fixture_bytes("rss_new.xml")
-    first_request_seen = []
+    first_request_seen: list[object] = []
 
     def reply(request) -> Reply:
         if not first_request_seen:
@@ -105,11 +106,13 @@ def test_killed_worker_mid_ingest_is_redelivered_and_matches_a_clean_run(cs_dc, 
         "CELERY_UNACKED_RESTORE_THROTTLE": "1",
     }
     with app.connection_for_write(BROKER) as broker:
-        broker.default_channel.client.flushdb()
+        redis.Redis.from_url(BROKER).flushdb()
         app.conf.task_always_eager = False
         from papers.tasks import ingest_category
 
-        ingest_category.apply_async(args=[cs_dc.pk], connection=broker)
+        # Celery takes the connection to send on among apply_async's options; celery-types
+        # lists no such option.
+        ingest_category.apply_async(args=(cs_dc.pk,), connection=broker)  # type: ignore[call-arg]
 
     first = start_worker(env)
     try:
@@ -204,9 +207,9 @@ def test_the_daily_chord_on_a_real_worker_mails_digests_even_if_one_category_fai
     arxiv_server.route("/rss/cs.NI", Reply(404, b"Not Found"))
 
     with app.connection_for_write(BROKER) as broker:
-        broker.default_channel.client.flushdb()
+        redis.Redis.from_url(BROKER).flushdb()
         app.conf.task_always_eager = False
-        run_daily.apply_async(kwargs={"last_attempt": True}, connection=broker)
+        run_daily.apply_async(kwargs={"last_attempt": True}, connection=broker)  # type: ignore[call-arg]
 
     worker = start_worker(worker_env(arxiv_server))
     try:

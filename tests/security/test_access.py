@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -103,6 +104,10 @@ UNNAMED_REGEX_ROUTES = {
 }
 
 
+def _sample(parameter: re.Match[str]) -> str:
+    return SAMPLES[parameter.group(1)]
+
+
 def _walk(
     patterns, prefix: str = "", namespace: str | None = None, params: tuple[str, ...] = ()
 ) -> Iterator[tuple[str, str | None, str | None, tuple[str, ...]]]:
@@ -129,7 +134,7 @@ def site_urls() -> dict[str, tuple[str, tuple[str, ...]]]:
             view = f"{namespace}:{name}" if namespace else name
             url = reverse(view, kwargs={param: SAMPLES[param] for param in params})
         elif "^" not in route and "(?P<" not in route:
-            url = "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: SAMPLES[m.group(1)], route)
+            url = "/" + re.sub(r"<(?:\w+:)?(\w+)>", _sample, route)
         else:
             url = UNNAMED_REGEX_ROUTES[route]
         urls[url] = (route, params)
@@ -355,7 +360,7 @@ def test_without_a_trusted_proxy_forwarding_headers_are_ignored(reader, settings
     assert response.status_code == 429
 
 
-def from_address(address: str, *, forged: str = "") -> dict[str, str]:
+def from_address(address: str, *, forged: str = "") -> dict[str, Any]:
     """The request headers behind the proxy for a client at ``address`` that sent its own
     X-Forwarded-For ``forged`` (the proxy appends the address it saw)."""
     chain = f"{forged}, {address}" if forged else address

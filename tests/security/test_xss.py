@@ -252,7 +252,7 @@ def user_client(user) -> Client:
 
 
 def public_pages(site: dict) -> list[str]:
-    terms: list[Term] = site["terms"]  # type: ignore[assignment]
+    terms: list[Term] = site["terms"]
     pages = [
         "/list/cs.DC/",
         f"/list/cs.DC/{DATE:%Y-%m-%d}/",
@@ -275,7 +275,7 @@ def test_reader_and_market_pages_show_hostile_text_as_text(client, hostile_site)
 
 
 def test_signed_in_pages_show_hostile_text_as_text(hostile_site):
-    for user in hostile_site["users"]:  # type: ignore[attr-defined]
+    for user in hostile_site["users"]:
         client = user_client(user)
         pages = [*public_pages(hostile_site), "/watching/", "/portfolio/", "/accounts/settings/"]
         for url in pages:
@@ -286,7 +286,7 @@ def test_signed_in_pages_show_hostile_text_as_text(hostile_site):
 
 
 def test_portfolio_shows_hostile_dividends_and_memos_as_text(hostile_site):
-    user = hostile_site["users"][0]  # type: ignore[index]
+    user = hostile_site["users"][0]
     markup = assert_inert(user_client(user).get("/portfolio/"))
     text = " ".join(inspect_html(markup).text.split())
     assert f"Dividend on {IMG} consensus" in text
@@ -304,7 +304,7 @@ def test_the_hostile_papers_read_as_their_authors_wrote_them(client, hostile_sit
 
 
 def test_term_descriptions_keep_their_text_but_lose_every_script(client, hostile_site):
-    term = hostile_site["terms"][0]  # type: ignore[index]
+    term = hostile_site["terms"][0]
     markup = assert_inert(client.get(term.get_absolute_url()))
     text = inspect_html(markup).text
     assert "Hostile description" in " ".join(text.split())
@@ -327,7 +327,7 @@ def test_highlighted_terms_carry_their_hostile_phrase_only_in_an_escaped_title(
 
 
 def test_reflected_input_is_escaped(client, trader, hostile_site):
-    term = hostile_site["terms"][0]  # type: ignore[index]
+    term = hostile_site["terms"][0]
     quote_url = reverse("market:quote", args=[term.slug])
     hostile = f"{SCRIPT}{ATTRIBUTE}{TEXTAREA}"
     for url, params in [

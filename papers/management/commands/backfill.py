@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
@@ -22,11 +24,11 @@ class Command(BaseCommand):
         parser.add_argument("--until", help="last submission date, YYYY-MM-DD (default: today)")
         parser.add_argument("--page-size", type=int, default=100, help="results per API page")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         category = category_argument(str(options["category"]))
         since = date_argument(str(options["since"]), option="--since")
-        until = date_argument(options["until"], option="--until")  # type: ignore[arg-type]
-        page_size = int(options["page_size"])  # type: ignore[arg-type]
+        until = date_argument(options["until"], option="--until")
+        page_size = int(options["page_size"])
         if since is None:
             raise CommandError("--since is required.")
         if until is not None and until < since:

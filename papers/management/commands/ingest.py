@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -47,10 +48,10 @@ class Command(BaseCommand):
             help="skip the arXiv API lookup of comments, affiliations and dates",
         )
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         # Check every argument before anything is written: a typo must not leave a run behind.
         category = category_argument(str(options["category"]))
-        date = date_argument(options["date"], option="--date")  # type: ignore[arg-type]
+        date = date_argument(options["date"], option="--date")
         file = options["file"]
         if file is not None and not Path(str(file)).is_file():
             raise CommandError(f"No such file: {file}")

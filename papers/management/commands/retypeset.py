@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.utils import timezone
@@ -20,11 +22,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--batch-size", type=int, default=200)
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         stale = Paper.objects.all()
         if not options["all"]:
             stale = stale.filter(typesetter_version__lt=TYPESETTER_VERSION)
-        batch_size = max(1, int(options["batch_size"]))  # type: ignore[arg-type]
+        batch_size = max(1, int(options["batch_size"]))
         done = 0
         last_pk = 0
         with tqdm(total=stale.count(), unit="paper", file=self.stderr, disable=None) as bar:
