@@ -11,12 +11,11 @@ visible text, the entries in page order, a form's fields, a table's rows, the li
 
 from __future__ import annotations
 
-from typing import overload
-
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from types import EllipsisType
+from typing import overload
 
 # Elements that never have content, so never get an end tag.
 _VOID = frozenset(

@@ -273,6 +273,7 @@ def test_the_worker_highlights_the_newest_papers_before_their_readers(client, pa
     assert term_links.keep_recent_highlights() == 1
     matched: list[str] = []
     real = term_links.link_terms
+
     def counting(markup, matcher):
         matched.append(markup)
         return real(markup, matcher)
