@@ -18,7 +18,9 @@ def current_token(key: str, *, found: str | None = None) -> str:
     token = cache.get(key)
     if token is None:
         cache.add(key, uuid.uuid4().hex, timeout=None)
-        token = cache.get(key) or "unknown"
+        # Still none: the cache is unreachable. A token nobody else has, so that nothing kept
+        # under it (in this process's memory either) is ever found again: slower, never stale.
+        token = cache.get(key) or uuid.uuid4().hex
     return token
 
 

@@ -7,7 +7,6 @@ import datetime as dt
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,7 @@ from django.db import connection
 from peerrevenue.pagecache import GENERATION_RECHECK_SECONDS
 from tests.conftest import PASSWORD
 from tests.factories import list_paper, make_paper
+from tests.processes import free_port, start_gunicorn, stop_process, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,23 +78,6 @@ def test_without_database_url_the_site_runs_on_the_embedded_postgresql(embedded_
     assert status.stdout.strip() == "stopped"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for(url: str, *, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            requests.get(url, timeout=2)
-            return
-        except requests.RequestException:
-            time.sleep(0.2)
-    raise AssertionError(f"{url} never answered")
-
-
 def anonymous_pages(url: str, count: int) -> list[str]:
     """`count` fresh visits, each on a new connection, so that both workers answer some."""
     pages = []
@@ -142,26 +125,7 @@ def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tm
     port = free_port()
     log = tmp_path / "access.log"
     env = local_env(DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}")
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "peerrevenue.wsgi",
-            "--workers",
-            "2",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--access-logfile",
-            str(log),
-            "--access-logformat",
-            "%(p)s %(r)s",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = start_gunicorn(env=env, port=port, log=log)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(base + "/market/rules/", timeout=60)
@@ -214,5 +178,4 @@ def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tm
         assert not any(f'href="/market/{quorum.slug}/"' in page for page in after)
         assert len(workers_in(log, "/list/cs.DC/")) == 2, "both workers answered"
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop_process(server)
