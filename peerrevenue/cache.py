@@ -94,11 +94,12 @@ class _Outage:
 
 class DegradingRedisCacheClient(RedisCacheClient):
     def __init__(self, servers, **options) -> None:
-        # Short timeouts, and one immediate retry on a fresh connection: a pooled connection
-        # goes stale when Redis restarts, and that alone is not an outage.
+        # Short timeouts. A refused or reset connection is retried once at once, on a fresh
+        # connection: a pooled connection goes stale when Redis restarts, and that alone is
+        # not an outage. A timeout is not retried: waiting twice on a hung server helps no one.
         options.setdefault("socket_connect_timeout", SOCKET_TIMEOUT_SECONDS)
         options.setdefault("socket_timeout", SOCKET_TIMEOUT_SECONDS)
-        options.setdefault("retry", Retry(NoBackoff(), 1))
+        options.setdefault("retry", Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)))
         super().__init__(servers, **options)
         self._clients: dict[int, Any] = {}
         self._outage = _Outage()
