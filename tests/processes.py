@@ -28,10 +28,11 @@ def free_port() -> int:
 
 
 def wait_for(url: str, *, timeout: float) -> None:
+    """Until the server at ``url`` answers anything (a production-mode one redirects to https)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            requests.get(url, timeout=2)
+            requests.get(url, timeout=2, allow_redirects=False)
             return
         except requests.RequestException:
             time.sleep(0.2)
@@ -143,3 +144,81 @@ def clean_environment(**extra: str) -> dict[str, str]:
     own = {"DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY", "DJANGO_DEBUG"}
     own |= {"DJANGO_ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     return {k: v for k, v in os.environ.items() if k not in own} | extra
+
+
+SECRET_KEY = "a-production-secret-for-the-tests-only-" + "x" * 40
+
+
+def production_environment(*, database_url: str, host: str = "127.0.0.1", **extra: str):
+    """What production sets (DJANGO_DEBUG=0, a secret key, the allowed host), for a server
+    behind a TLS proxy: requests to it say ``X-Forwarded-Proto: https`` (``HttpsClient``)."""
+    return clean_environment(
+        DATABASE_URL=database_url,
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY=SECRET_KEY,
+        DJANGO_ALLOWED_HOSTS=host,
+        **extra,
+    )
+
+
+def collect_static() -> None:
+    """Production serves hashed static names from collectstatic's manifest (``staticfiles/``,
+    ignored by git); without it every page would fail."""
+    env = clean_environment(DJANGO_DEBUG="0", DJANGO_SECRET_KEY=SECRET_KEY)
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+
+
+class HttpsClient:
+    """A browser talking to a production-mode site through the TLS proxy it expects: every
+    request says it came over https (so no redirect, and CSRF checks the origin as it would),
+    and the cookies marked Secure are sent back over the test's plain http."""
+
+    def __init__(self, base: str, *, timeout: float = 30) -> None:
+        self.base = base
+        self.origin = base.replace("http://", "https://")
+        self.session = requests.Session()
+        self.timeout = timeout
+
+    def _headers(self, path: str, extra: dict[str, str] | None) -> dict[str, str]:
+        headers = {"X-Forwarded-Proto": "https", "Referer": self.origin + path}
+        return headers | (extra or {})
+
+    def _settle(self, response: requests.Response) -> requests.Response:
+        for cookie in self.session.cookies:
+            cookie.secure = False
+        return response
+
+    def get(self, path: str, *, headers: dict[str, str] | None = None) -> requests.Response:
+        return self._settle(
+            self.session.get(
+                self.base + path,
+                headers=self._headers(path, headers),
+                allow_redirects=False,
+                timeout=self.timeout,
+            )
+        )
+
+    def post(self, path: str, data: dict[str, str]) -> requests.Response:
+        token = self.session.cookies.get("csrftoken", "")
+        headers = self._headers(path, {"Origin": self.origin})
+        return self._settle(
+            self.session.post(
+                self.base + path,
+                data={"csrfmiddlewaretoken": token, **data},
+                headers=headers,
+                allow_redirects=False,
+                timeout=self.timeout,
+            )
+        )
+
+    def log_in(self, username: str, password: str) -> None:
+        self.get("/accounts/login/")
+        response = self.post("/accounts/login/", {"username": username, "password": password})
+        assert response.status_code == 302, f"login answered {response.status_code}"
