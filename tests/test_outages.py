@@ -264,3 +264,36 @@ def test_without_the_database_pages_answer_503_with_a_human_message(tmp_path):
                 stop_process(server)
     finally:
         cache_server.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_curators_backfill_with_the_broker_down_says_so_and_nothing_fails(site, curator):
+    from papers.models import Category, IngestRun
+
+    curator.set_password(PASSWORD)
+    curator.save()
+    cs_lg = Category.objects.get_or_create(
+        code="cs.LG", defaults={"name": "Machine Learning", "archive_code": "cs"}
+    )[0]
+    client = HttpsClient(site["base"])
+    client.get("/admin/login/")
+    client.post("/admin/login/?next=/admin/", {"username": curator.username, "password": PASSWORD})
+    assert client.get("/admin/papers/category/").status_code == 200
+    site["redis"].stop()  # the broker and the cache
+
+    started = time.monotonic()
+    response = client.post(
+        "/admin/papers/category/",
+        {"action": "enable_and_backfill", "_selected_action": str(cs_lg.pk), "index": "0"},
+    )
+    took = time.monotonic() - started
+    print(f"\nThe admin's backfill with the broker down answered in {took:.2f} s")
+    assert response.status_code == 302, response.text[:2000]
+    assert took < 3, f"{took:.1f} s"
+    cs_lg.refresh_from_db()
+    assert cs_lg.ingest_enabled
+    run = IngestRun.objects.get(category=cs_lg)
+    assert run.status == IngestRun.Status.FAILED
+    assert "Could not be queued: the task queue (Redis) was unreachable" in run.error
+    page = client.get(f"/admin/papers/category/{cs_lg.pk}/change/")
+    assert page.status_code == 200 and "Could not be queued" in page.text
