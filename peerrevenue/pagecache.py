@@ -169,6 +169,9 @@ class PageCacheMiddleware:
         if CHANGED_COOKIE in request.COOKIES:
             forget_generation()
         if is_cacheable_request(request) and local_pages.pages:
+            # CommonMiddleware, further in, checks the host; a page from memory must not skip
+            # it. DisallowedHost becomes the same 400 as there.
+            request.get_host()
             page = local_pages.get(request.get_full_path(), pages_generation())
             if page is not None:
                 return _cached_response(*page)
