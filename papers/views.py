@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
@@ -16,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from peerrevenue import fragments
 from peerrevenue.pagecache import cache_page_for_anonymous
+from peerrevenue.ratelimit import refuse_if_too_many
 
 from . import days, streams
 from .models import Category, Listing, Paper, Watch
@@ -191,5 +193,14 @@ def toggle_watch(request: HttpRequest, code: str) -> HttpResponse:
     if not request.user.is_authenticated:
         # Back to the category page after logging in: the toggle itself is POST-only.
         return redirect_to_login(category.get_absolute_url())
+    refused = refuse_if_too_many(
+        request,
+        scope="watch",
+        limit=settings.RATELIMIT_WATCHES_PER_WINDOW,
+        done="watched or unwatched a category",
+        back=category.get_absolute_url(),
+    )
+    if refused:
+        return refused
     category.toggle_watch(request.user)
     return redirect(category)
