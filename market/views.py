@@ -28,9 +28,9 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from papers.views import paginate
 from peerrevenue import fragments
 from peerrevenue.pagecache import cache_page_for_anonymous
+from peerrevenue.pagination import paginate
 from peerrevenue.ratelimit import client_address, is_limited
 
 from . import charts, curve, networth, stats, trading, trend_charts, trends

@@ -6,7 +6,6 @@ import re
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -17,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from peerrevenue import fragments
 from peerrevenue.pagecache import cache_page_for_anonymous
+from peerrevenue.pagination import paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
 from . import days, streams
@@ -38,13 +38,6 @@ def parse_listing_date(value: str) -> dt.date:
         raise Http404(f"“{value}” is not a date of the form YYYY-MM-DD.") from None
 
 
-def paginate(request: HttpRequest, items, per_page: int = PAPERS_PER_PAGE):
-    try:
-        return Paginator(items, per_page).page(request.GET.get("page", 1))
-    except (EmptyPage, PageNotAnInteger):
-        raise Http404("There is no such page.") from None
-
-
 def home(request: HttpRequest) -> HttpResponse:
     """A signed-in reader's own front page; everyone else starts at cs.DC."""
     if not request.user.is_authenticated:
@@ -59,7 +52,7 @@ def watching(request: HttpRequest) -> HttpResponse:
 
 
 def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
-    page = paginate(request, streams.front_page(user=request.user))
+    page = paginate(request, streams.front_page(user=request.user), per_page=PAPERS_PER_PAGE)
     listings = list(page.object_list)
     new_after = None
     if page.number == 1:
@@ -108,7 +101,9 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
 
 def _category_page(request: HttpRequest, *, code: str, until: dt.date | None) -> fragments.Piece:
     category = get_object_or_404(Category, code=code)
-    page = paginate(request, Listing.objects.stream(category=category, until=until))
+    page = paginate(
+        request, Listing.objects.stream(category=category, until=until), per_page=PAPERS_PER_PAGE
+    )
     page_days = days.days_on_page(category=category, page=page, until=until)
     # Past the first page, newer and older are the days around the page's first day.
     opens_on = page_days[0].date if page.number > 1 and page_days else until
@@ -140,7 +135,7 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
     if len(name) > MAX_AUTHOR_NAME:
         raise Http404(f"No author here has a name longer than {MAX_AUTHOR_NAME} characters.")
     papers = Paper.objects.visible().by_author(name).newest_first()
-    page = paginate(request, papers)
+    page = paginate(request, papers, per_page=PAPERS_PER_PAGE)
     if not page.object_list:
         raise Http404(f"There are no papers by “{name}” here.")
     context = {"name": page.object_list[0].author_named(name), "page": page}
