@@ -14,9 +14,9 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 # Without DATABASE_URL the first connection starts the embedded PostgreSQL (.local/pgdata).
+# migrate makes the cache table too (papers/migrations/0010_cache_table.py).
 setup: $(BIN)/.installed
 	$(BIN)/python manage.py migrate --no-input
-	$(BIN)/python manage.py createcachetable
 	$(BIN)/python manage.py load_sample
 
 # Zero-setup local site: embedded PostgreSQL, eager tasks, the bundled sample listing, served by

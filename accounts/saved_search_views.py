@@ -5,14 +5,17 @@ from __future__ import annotations
 import datetime as dt
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from papers.search import MAX_QUERY_LENGTH
+from peerrevenue.ratelimit import refuse_if_too_many
 
 from .saved_searches import (
     SavedSearch,
@@ -30,9 +33,22 @@ class SaveSearchForm(forms.Form):
     query = forms.CharField(max_length=MAX_QUERY_LENGTH, label="Save a search")
 
 
+def _too_many_changes(request: HttpRequest) -> HttpResponse | None:
+    # Saving and deleting share one count: either way a script could churn the table.
+    return refuse_if_too_many(
+        request,
+        scope="saved-search",
+        limit=settings.RATELIMIT_SAVED_SEARCHES_PER_WINDOW,
+        done="saved or deleted a search",
+        back=reverse("saved_searches"),
+    )
+
+
 @login_required
 def saved_searches(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
+        if refused := _too_many_changes(request):
+            return refused
         form = SaveSearchForm(request.POST)
         if form.is_valid():
             try:
@@ -79,6 +95,8 @@ def saved_searches(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def delete_saved_search(request: HttpRequest) -> HttpResponse:
+    if refused := _too_many_changes(request):
+        return refused
     # The id travels in the form, not the address: addresses never name a user's rows.
     try:
         pk = int(request.POST.get("search", ""))

@@ -10,14 +10,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from peerrevenue.ratelimit import is_limited
+from peerrevenue.ratelimit import is_limited, seconds_until_reset, wait_text
 
 from . import proposals
 
 TOO_MANY = (
     "You have proposed {limit} terms in the last day, the most we take from one trader. "
-    "Nothing was saved; propose again tomorrow."
+    "Nothing was saved; you can propose again in {wait}."
 )
+DAY_SECONDS = 86_400
 
 
 class ProposalForm(forms.Form):
@@ -49,8 +50,9 @@ def propose(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         limit = settings.RATELIMIT_PROPOSALS_PER_DAY
-        if is_limited("propose", str(request.user.pk), limit=limit, window_seconds=86_400):
-            form.add_error(None, TOO_MANY.format(limit=limit))
+        if is_limited("propose", str(request.user.pk), limit=limit, window_seconds=DAY_SECONDS):
+            wait = wait_text(seconds_until_reset(window_seconds=DAY_SECONDS))
+            form.add_error(None, TOO_MANY.format(limit=limit, wait=wait))
             status = 429
         elif form.is_valid():
             try:

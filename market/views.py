@@ -28,8 +28,8 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from papers.views import page_of, paginate
 from peerrevenue import keep
+from peerrevenue.pagination import page_of, paginate
 from peerrevenue.ratelimit import client_address, is_limited
 
 from . import charts, curve, networth, stats, trading, trend_charts, trends

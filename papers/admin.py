@@ -75,8 +75,9 @@ class CategoryAdmin(admin.ModelAdmin):
         codes = ", ".join(category.code for category in categories)
         self.message_user(
             request,
-            f"Enabled {codes} and queued a backfill of the last {backfills.BACKFILL_DAYS} days; "
-            "its progress shows under “Recent ingest runs” on each category's page.",
+            f"Enabled {codes} and sent a backfill of the last {backfills.BACKFILL_DAYS} days to "
+            "the worker; its progress (or why it could not start) shows under “Recent ingest "
+            "runs” on each category's page.",
             messages.SUCCESS,
         )
 

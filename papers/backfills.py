@@ -16,6 +16,8 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from peerrevenue.queueing import send_from_request
+
 from . import ingest
 from .arxiv.errors import IngestError
 from .models import Category, IngestRun
@@ -34,8 +36,27 @@ def enable_and_backfill(*, categories: list[Category], days: int = BACKFILL_DAYS
         category.save(update_fields=["ingest_enabled"])
         # Queued once the admin's transaction commits, so the worker sees the category enabled.
         transaction.on_commit(
-            functools.partial(backfill_category.delay, category.pk, since.isoformat()),
-            robust=True,
+            functools.partial(_queue_backfill, category=category, since=since), robust=True
+        )
+
+
+def _queue_backfill(*, category: Category, since: dt.date) -> None:
+    """Send the backfill to the worker; if the broker is down, say so where the curator looks
+    (the category's recent runs) rather than fail the admin page or pretend it started."""
+    queued = send_from_request(
+        backfill_category,
+        args=(category.pk, since.isoformat()),
+        what=f"the backfill of {category.code} since {since}",
+    )
+    if not queued:
+        IngestRun.objects.create(
+            category=category,
+            source=f"{BACKFILL_SOURCE} from {since:%Y-%m-%d}: not started",
+            status=IngestRun.Status.FAILED,
+            finished_at=timezone.now(),
+            error="Could not be queued: the task queue (Redis) was unreachable. The daily "
+            "ingest is enabled and runs as usual; choose “Enable daily ingest and backfill” "
+            "again once the queue is back to fetch the past days.",
         )
 
 

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from papers.arxiv.client import fetch, fetch_api, too_large
 from papers.arxiv.documents import parse_feed
-from papers.arxiv.enrichment import enrich_quietly
+from papers.arxiv.enrichment import enrich_or_fail, enrich_quietly
 from papers.arxiv.errors import FetchError, IngestError
 from papers.arxiv.fields import clean
 from papers.arxiv.queries import page_params, submitted_between
@@ -474,9 +474,14 @@ def ingest_category(
     category: Category,
     file: str | Path | None = None,
     date: dt.date | None = None,
-    enrich: bool = True,
+    enrich: bool | None = None,
 ) -> IngestRun:
     """Fetch (or read `file`), parse, enrich and store a category's feed; returns the run.
+
+    `enrich`: None (the default) completes a fetched feed from the arXiv API when it can (a
+    nicety: if the API fails, the feed is stored as it is) unless ARXIV_ENRICH is off, and
+    never a file, which is read offline; True completes either, and fails the ingest if the API
+    cannot be reached, since it was asked for; False never.
 
     Every failure (network, parse, write) leaves a failed `IngestRun` and raises `IngestError`
     (`FetchError` when retrying later may help).
@@ -498,10 +503,12 @@ def ingest_category(
         else:
             content = fetch(source)
         parsed = parse_feed(content, date=date)
+        if enrich:
+            enrich_or_fail(parsed)
     except Exception as exc:
         _record_failure(run, exc)
         raise
-    if enrich and settings.ARXIV_ENRICH:
+    if enrich is None and file is None and settings.ARXIV_ENRICH:
         enrich_quietly(parsed)
     return ingest_feed(category=category, parsed=parsed, source=source, run=run)
 

@@ -7,6 +7,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from peerrevenue.pagination import page_number
+
 from . import search
 
 DATE_MESSAGE = "Give the date as YYYY-MM-DD, e.g. 2026-11-02."
@@ -52,7 +54,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
         context["errors"] = [str(exc)]
         return render(request, "papers/search.html", context, status=400)
     if query.has_text or query.categories or query.date_from or query.date_to:
-        results = search.results(query, page=request.GET.get("page"))
+        results = search.results(query, page=page_number(request))
         search.label_categories(results.page.object_list)
         context.update(query=query, results=results, page=results.page)
     return render(request, "papers/search.html", context)

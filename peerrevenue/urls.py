@@ -12,3 +12,6 @@ urlpatterns = [
     path("", include("market.urls")),
     path("", include("accounts.public_urls")),
 ]
+
+# A database that cannot be reached answers 503 "try again in a moment", anything else 500.
+handler500 = "peerrevenue.errors.server_error"

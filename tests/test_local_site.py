@@ -7,21 +7,19 @@ import datetime as dt
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 import requests
-from django.core.management import call_command
 from django.db import connection
 
 from tests.conftest import PASSWORD
 from tests.factories import list_paper, make_paper
 from tests.html import Page
+from tests.processes import free_port, start_gunicorn, stop_process, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,23 +76,6 @@ def test_without_database_url_the_site_runs_on_the_embedded_postgresql(embedded_
     assert status.stdout.strip() == "stopped"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for(url: str, *, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            requests.get(url, timeout=2)
-            return
-        except requests.RequestException:
-            time.sleep(0.2)
-    raise AssertionError(f"{url} never answered")
-
-
 def anonymous_pages(url: str, count: int) -> list[str]:
     """`count` fresh visits, each on a new connection, so that both workers answer some."""
     pages = []
@@ -116,13 +97,13 @@ def workers_in(log: Path, path: str) -> set[str]:
 @pytest.mark.django_db(transaction=True)
 def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tmp_path):
     # The workers' cache is the local site's: a table in the database both of them use.
+    # (migrate made its table: papers/migrations/0011_cache_table.py)
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.db.DatabaseCache",
             "LOCATION": "django_cache",
         }
     }
-    call_command("createcachetable")
     # The server checks passwords with the real hasher, not the tests' fast one.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
     curator.set_password(PASSWORD)
@@ -142,26 +123,7 @@ def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tm
     port = free_port()
     log = tmp_path / "access.log"
     env = local_env(DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}")
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "peerrevenue.wsgi",
-            "--workers",
-            "2",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--access-logfile",
-            str(log),
-            "--access-logformat",
-            "%(p)s %(r)s",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = start_gunicorn(env=env, port=port, log=log)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(base + "/market/rules/", timeout=60)
@@ -213,5 +175,4 @@ def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tm
         assert not any(f'href="/market/{quorum.slug}/"' in page for page in after)
         assert len(workers_in(log, "/list/cs.DC/")) == 2, "both workers answered"
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop_process(server)

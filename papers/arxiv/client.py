@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import email.utils
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import requests
+import urllib3
 from django.conf import settings
 from django.utils import timezone
 
@@ -118,6 +120,25 @@ _RETRYABLE_ERRORS = (
 )
 
 
+def _unresolved_host(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from a host name that did not resolve: no network, no DNS, or a
+    wrong address. Retrying within seconds cannot help (the Celery task retries over minutes,
+    which can); a person at the command line wants to know at once."""
+    pending: list[object] = [exc]
+    seen: set[int] = set()
+    while pending:
+        error = pending.pop()
+        if not isinstance(error, BaseException) or id(error) in seen:
+            continue
+        seen.add(id(error))
+        if isinstance(error, socket.gaierror | urllib3.exceptions.NameResolutionError):
+            return True
+        # requests wraps urllib3's MaxRetryError, whose reason wraps the resolver's error.
+        pending += [error.__cause__, error.__context__, getattr(error, "reason", None)]
+        pending += list(error.args)
+    return False
+
+
 def fetch(
     url: str,
     *,
@@ -148,6 +169,12 @@ def fetch(
                     raise IngestError(f"Could not fetch {url}: HTTP {status} {response.reason}")
                 return Retry(f"HTTP {status} {response.reason}", after=_retry_after(response))
         except _RETRYABLE_ERRORS as exc:
+            if _unresolved_host(exc):
+                host = urllib3.util.parse_url(url).host
+                raise FetchError(
+                    f"Could not fetch {url}: the host name {host} does not resolve (no "
+                    "network, or a wrong address in the settings)."
+                ) from exc
             return Retry(f"{type(exc).__name__}: {exc}")
         except requests.RequestException as exc:  # a bad URL and the like: retrying won't help
             raise IngestError(f"Could not fetch {url}: {exc}") from exc

@@ -7,6 +7,7 @@ import logging
 from dataclasses import replace
 
 from papers.arxiv.client import fetch_api
+from papers.arxiv.errors import EnrichmentFailed, IngestError
 from papers.arxiv.queries import by_ids, page_params
 from papers.arxiv.records import ParsedEntry, ParsedFeed
 
@@ -67,3 +68,15 @@ def enrich_quietly(parsed: ParsedFeed) -> None:
         logger.warning("arXiv API enrichment failed, ingesting the feed as it is: %s", exc)
     else:
         logger.info("Enriched %d of %d entries from the arXiv API", count, len(parsed.entries))
+
+
+def enrich_or_fail(parsed: ParsedFeed) -> None:
+    """Enrichment that was asked for: if the API cannot be reached, say so and store nothing."""
+    if not parsed.entries:
+        return
+    try:
+        count = enrich(parsed)
+    except IngestError as exc:
+        message = f"Completing the entries through the arXiv API failed: {exc}"
+        raise EnrichmentFailed(message) from exc
+    logger.info("Enriched %d of %d entries from the arXiv API", count, len(parsed.entries))

@@ -1,4 +1,4 @@
-"""The two ways reading arXiv fails: for good, or for now."""
+"""The ways reading arXiv fails: for good, for now, or in an enrichment someone asked for."""
 
 
 class IngestError(Exception):
@@ -7,3 +7,8 @@ class IngestError(Exception):
 
 class FetchError(IngestError):
     """The network failed even after retrying: worth trying again later (the Celery task does)."""
+
+
+class EnrichmentFailed(IngestError):
+    """The arXiv API enrichment that was asked for (``ingest --enrich``) could not be done;
+    nothing was stored. Without asking, enrichment is a nicety that only warns."""

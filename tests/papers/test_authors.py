@@ -87,7 +87,6 @@ def test_hidden_papers_stay_off_author_pages(client, cs_dc):
         "/author/%FF%FE/",  # not UTF-8
         "/author/" + "Ada " * 3000 + "/",
         "/author/Ada Lovelace/?page=99",
-        "/author/Ada Lovelace/?page=x",
         "/author/%27%3B DROP TABLE papers_paper%3B--/",
     ],
 )

@@ -55,7 +55,7 @@ def test_enable_and_backfill_from_the_admin(
     serve(arxiv_server)
     with django_capture_on_commit_callbacks(execute=True):
         response = act(staff, "enable_and_backfill", cs_lg)
-    assert "Enabled cs.LG and queued a backfill of the last 14 days" in page_text(response)
+    assert "Enabled cs.LG and sent a backfill of the last 14 days" in page_text(response)
     cs_lg.refresh_from_db()
     assert cs_lg.ingest_enabled
     assert Listing.objects.filter(category=cs_lg).count() == 3

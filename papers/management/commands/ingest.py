@@ -1,4 +1,4 @@
-"""`manage.py ingest cs.DC [--file PATH] [--date YYYY-MM-DD] [--no-enrich]`."""
+"""`manage.py ingest cs.DC [--file PATH] [--date YYYY-MM-DD] [--enrich | --no-enrich]`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from papers import ingest
+from papers.arxiv.errors import EnrichmentFailed
 from papers.models import Category
 
 
@@ -29,10 +30,19 @@ def date_argument(value: str | None, *, option: str) -> dt.date | None:
         raise CommandError(f"{option} must be a date like 2026-11-24, not {value!r}.") from None
 
 
+def enrich_argument(options: dict[str, object]) -> bool | None:
+    """--enrich: True; --no-enrich: False; neither: None, the ingest's default (a fetched feed
+    is completed through the API when it answers, a file is read offline)."""
+    if options["enrich"]:
+        return True
+    return False if options["no_enrich"] else None
+
+
 class Command(BaseCommand):
     help = (
-        "Ingest a category's arXiv listing: today's RSS feed, or a saved RSS feed or API "
-        "response with --file (the format is detected)."
+        "Ingest a category's arXiv listing: today's RSS feed (completed through the arXiv API "
+        "when it answers), or a saved RSS feed or API response with --file (the format is "
+        "detected; offline unless --enrich)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -42,7 +52,14 @@ class Command(BaseCommand):
             "--date",
             help="announcement date (YYYY-MM-DD): dates an API response; an RSS feed must match",
         )
-        parser.add_argument(
+        enrichment = parser.add_mutually_exclusive_group()
+        enrichment.add_argument(
+            "--enrich",
+            action="store_true",
+            help="complete the entries (comments, affiliations, dates) through the arXiv API, "
+            "and fail if it cannot be reached; a --file ingest is offline without it",
+        )
+        enrichment.add_argument(
             "--no-enrich",
             action="store_true",
             help="skip the arXiv API lookup of comments, affiliations and dates",
@@ -64,10 +81,13 @@ class Command(BaseCommand):
                     category=category,
                     file=str(file) if file is not None else None,
                     date=date,
-                    enrich=not options["no_enrich"],
+                    enrich=enrich_argument(options),
                 )
             except ingest.IngestError as exc:
-                raise CommandError(f"Ingest of {category.code} failed: {exc}") from exc
+                hint = ""
+                if isinstance(exc, EnrichmentFailed):
+                    hint = " Nothing was stored; leave out --enrich to ingest the feed as it is."
+                raise CommandError(f"Ingest of {category.code} failed: {exc}{hint}") from exc
 
         day = run.date.isoformat() if run.date else "undated"
         self.stdout.write(

@@ -1,0 +1,224 @@
+"""Real server processes for the tests that need them: free ports, a private Redis that a test
+may stop and start again, and the site under gunicorn.
+
+Nothing here touches the machine's own PostgreSQL or Redis services: a test that takes a
+service away starts its own copy on a port of its own and stops only that.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(url: str, *, timeout: float) -> None:
+    """Until the server at ``url`` answers anything (a production-mode one redirects to https)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            requests.get(url, timeout=2, allow_redirects=False)
+            return
+        except requests.RequestException:
+            time.sleep(0.2)
+    raise AssertionError(f"{url} never answered")
+
+
+class PrivateRedis:
+    """A redis-server of the test's own on a free port, without persistence: ``stop()`` kills
+    it (what it held is lost, as in a crash), ``start()`` brings up a new one on the same port,
+    ``pause()``/``resume()`` freeze it (connections hang until they time out, data is kept)."""
+
+    def __init__(self) -> None:
+        if shutil.which("redis-server") is None:
+            raise RuntimeError("redis-server is not installed")
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                    sock.sendall(b"PING\r\n")
+                    if sock.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError(f"redis-server on port {self.port} did not start")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def pause(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
+
+def start_gunicorn(
+    *,
+    env: dict[str, str],
+    port: int,
+    workers: int = 2,
+    log: Path | None = None,
+    output: Path | None = None,
+) -> subprocess.Popen:
+    """The site as production serves it, on 127.0.0.1:``port``; stop it with ``stop_process``.
+    ``log``: the access log, one ``<pid> <request line>`` a request; ``output``: gunicorn's own
+    output (errors and warnings), to read when something fails."""
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "peerrevenue.wsgi",
+        "--workers",
+        str(workers),
+        "--bind",
+        f"127.0.0.1:{port}",
+    ]
+    if log is not None:
+        command += ["--access-logfile", str(log), "--access-logformat", "%(p)s %(r)s"]
+    if output is None:
+        return subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+    with output.open("ab") as sink:  # the child keeps its own copy of the file
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=sink)
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def clean_environment(**extra: str) -> dict[str, str]:
+    """This process's environment without the site's own settings, plus ``extra``."""
+    own = {"DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY", "DJANGO_DEBUG"}
+    own |= {"DJANGO_ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    return {k: v for k, v in os.environ.items() if k not in own} | extra
+
+
+SECRET_KEY = "a-production-secret-for-the-tests-only-" + "x" * 40
+
+
+def production_environment(*, database_url: str, host: str = "127.0.0.1", **extra: str):
+    """What production sets (DJANGO_DEBUG=0, a secret key, the allowed host), for a server
+    behind a TLS proxy: requests to it say ``X-Forwarded-Proto: https`` (``HttpsClient``)."""
+    return clean_environment(
+        DATABASE_URL=database_url,
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY=SECRET_KEY,
+        DJANGO_ALLOWED_HOSTS=host,
+        **extra,
+    )
+
+
+def collect_static() -> None:
+    """Production serves hashed static names from collectstatic's manifest (``staticfiles/``,
+    ignored by git); without it every page would fail."""
+    env = clean_environment(DJANGO_DEBUG="0", DJANGO_SECRET_KEY=SECRET_KEY)
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+
+
+class HttpsClient:
+    """A browser talking to a production-mode site through the TLS proxy it expects: every
+    request says it came over https (so no redirect, and CSRF checks the origin as it would),
+    and the cookies marked Secure are sent back over the test's plain http."""
+
+    def __init__(self, base: str, *, timeout: float = 30) -> None:
+        self.base = base
+        self.origin = base.replace("http://", "https://")
+        self.session = requests.Session()
+        self.timeout = timeout
+
+    def _headers(self, path: str, extra: dict[str, str] | None) -> dict[str, str]:
+        headers = {"X-Forwarded-Proto": "https", "Referer": self.origin + path}
+        return headers | (extra or {})
+
+    def _settle(self, response: requests.Response) -> requests.Response:
+        for cookie in self.session.cookies:
+            cookie.secure = False
+        return response
+
+    def get(self, path: str, *, headers: dict[str, str] | None = None) -> requests.Response:
+        return self._settle(
+            self.session.get(
+                self.base + path,
+                headers=self._headers(path, headers),
+                allow_redirects=False,
+                timeout=self.timeout,
+            )
+        )
+
+    def post(self, path: str, data: dict[str, str]) -> requests.Response:
+        token = self.session.cookies.get("csrftoken", "")
+        headers = self._headers(path, {"Origin": self.origin})
+        return self._settle(
+            self.session.post(
+                self.base + path,
+                data={"csrfmiddlewaretoken": token, **data},
+                headers=headers,
+                allow_redirects=False,
+                timeout=self.timeout,
+            )
+        )
+
+    def log_in(self, username: str, password: str) -> None:
+        self.get("/accounts/login/")
+        response = self.post("/accounts/login/", {"username": username, "password": password})
+        assert response.status_code == 302, f"login answered {response.status_code}"
