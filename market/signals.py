@@ -14,6 +14,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from papers.signals import listings_announced
+from peerrevenue.queueing import send_from_request
 
 from . import proposals, tasks, term_links, trends
 from .cash import open_account
@@ -62,7 +63,5 @@ def highlight_for_the_new_term_set(sender, raw: bool = False, **kwargs) -> None:
 
 
 def _queue_highlights() -> None:
-    try:
-        tasks.keep_highlights.delay()
-    except Exception:  # the broker is away: the first reader of each page matches instead
-        logger.warning("Could not queue the highlighting of the newest papers", exc_info=True)
+    # With the broker away the first reader of each page matches instead: slower, not wrong.
+    send_from_request(tasks.keep_highlights, what="the highlighting of the newest papers")

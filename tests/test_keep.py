@@ -17,7 +17,6 @@ import pytest
 import requests
 from django.conf import settings
 from django.core.cache import cache
-from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
@@ -226,8 +225,6 @@ def prices(page: str) -> set[str]:
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_changes_from_another_process_show_on_both_workers_at_once(cs_dc, reader, rival, tmp_path):
-    if not settings.CACHES["default"]["BACKEND"].endswith("RedisCache"):
-        call_command("createcachetable")  # the local site's shared cache is a table
     gpu = Term.objects.create(phrase="GPU")
     quorum = Term.objects.create(phrase="quorum")
     gossip = make_paper(title="Gossip protocols under churn", abstract="Gossip on GPUs.")
