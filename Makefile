@@ -14,7 +14,7 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 # Without DATABASE_URL the first connection starts the embedded PostgreSQL (.local/pgdata).
-# migrate makes the cache table too (papers/migrations/0010_cache_table.py).
+# migrate makes the cache table too (papers/migrations/0011_cache_table.py).
 setup: $(BIN)/.installed
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py load_sample
