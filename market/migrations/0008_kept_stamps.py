@@ -28,8 +28,8 @@ CREATE FUNCTION public.market_term_set_changed() RETURNS trigger
   $fn$;
 CREATE TRIGGER term_set_changed AFTER UPDATE ON public.market_term
   FOR EACH ROW
-  WHEN ((OLD.phrase, OLD.slug, OLD.aliases::text, OLD.status)
-        IS DISTINCT FROM (NEW.phrase, NEW.slug, NEW.aliases::text, NEW.status))
+  WHEN ((OLD.phrase, OLD.slug, OLD.aliases, OLD.status)
+        IS DISTINCT FROM (NEW.phrase, NEW.slug, NEW.aliases, NEW.status))
   EXECUTE FUNCTION public.market_term_set_changed();
 CREATE TRIGGER term_set_grown_or_shrunk AFTER INSERT OR DELETE ON public.market_term
   FOR EACH STATEMENT EXECUTE FUNCTION public.kept_bump_statement('terms');
