@@ -25,7 +25,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from peerrevenue import keep
@@ -164,13 +164,8 @@ def _index_table(query, *, facts: keep.Facts) -> keep.Piece:
     now = timezone.now()
     terms = stats.market_terms(search=search, sort=sort, descending=descending, now=now)
     page = page_of(terms, query.get("page"), per_page=TERMS_PER_PAGE)
-    lines = stats.sparklines(terms=page.object_list, now=now)
-    rows = [
-        (term, charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days"))
-        for term in page.object_list
-    ]
     context = {
-        "rows": rows,
+        "rows": _index_rows(list(page.object_list), facts=facts, now=now),
         "page": page,
         "search": search,
         "sort_param": query.get("sort", ""),
@@ -179,6 +174,28 @@ def _index_table(query, *, facts: keep.Facts) -> keep.Piece:
         "views": [(key, label, key == sort) for key, label in MARKET_VIEW_LINKS],
     }
     return keep.Piece(keep.render_piece("market/_index_table.html", context, facts=facts))
+
+
+def _index_rows(terms: list, *, facts: keep.Facts, now) -> list[SafeString]:
+    """The table's rows, each kept by its term's stamp (a trade, a status change), the
+    mentions recorded and the clock bucket (the day's change, a sparkline ending now): after a
+    trade only that term's row is rendered again, with its one sparkline."""
+    bucket = clock_bucket()
+    names = {
+        term.pk: keep.key("market-row", term.pk, term.stamp, facts["mentions"], bucket)
+        for term in terms
+    }
+    kept = keep.lookup_many(names.values())
+    missing = [term for term in terms if names[term.pk] not in kept]
+    lines = stats.sparklines(terms=missing, now=now) if missing else {}
+    for term in missing:
+        spark = charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days")
+        html = keep.render_piece(
+            "market/_index_row.html", {"term": term, "spark": spark}, facts=facts
+        )
+        keep.put(names[term.pk], html, seconds=2 * TICKER_SECONDS)
+        kept[names[term.pk]] = html
+    return [mark_safe(kept[names[term.pk]]) for term in terms]  # noqa: S308 - our rows
 
 
 # A term's page, quotes and trades ------------------------------------------------------------

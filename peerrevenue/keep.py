@@ -213,6 +213,31 @@ def get_or_make(
     return found
 
 
+def lookup_many(names: Iterable[str]) -> dict[str, Any]:
+    """What is kept under each of ``names`` (those kept anywhere): for a page that makes the
+    missing ones together, in one pass (a table's rows)."""
+    found: dict[str, Any] = {}
+    wanted = []
+    for name in names:
+        value = _local.get(name)
+        if value is None:
+            wanted.append(name)
+        else:
+            found[name] = value
+    if wanted:
+        shared = cache.get_many(wanted)
+        for name, value in shared.items():
+            _local.put(name, value, len(value) if isinstance(value, str) else 1)
+        found.update(shared)
+    return found
+
+
+def put(name: str, value: str, *, seconds: int = SHARED_SECONDS) -> None:
+    """Keep ``value`` (HTML) under ``name`` in both levels."""
+    cache.set(name, value, seconds)
+    _local.put(name, value, len(value))
+
+
 def forget_local() -> None:
     """Drop this process's entries (tests clear the shared cache between cases)."""
     _local.clear()
