@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.urls import reverse
@@ -16,11 +17,25 @@ from django.urls import reverse
 from accounts.saved_searches import SavedSearch, save_search
 from market.models import TermProposal
 from papers.models import Watch
+from peerrevenue import ratelimit
 from peerrevenue.ratelimit import seconds_until_reset, wait_text
 from tests.html import page_text
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = re.compile(r"try again in (\d+ seconds?|a minute|\d+ minutes)\.")
+
+
+# 210.25 s into a five-minute window (and a whole number of days, for the daily limit): the
+# window ends in 89.75 s, which a reader is told as 90 s, "2 minutes".
+PINNED_NOW = 20_000 * 86_400 + 210.25
+SECONDS_LEFT = 90
+
+
+@pytest.fixture(autouse=True)
+def pinned_clock(monkeypatch):
+    """The limits' clock stands still, so a test knows which window it is in and how long it
+    has left (and never straddles two windows)."""
+    monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: PINNED_NOW))
 
 
 @pytest.fixture
@@ -33,8 +48,9 @@ def assert_refused(response, *, done: str, limit: int) -> None:
     assert response.status_code == 429
     text = page_text(response)
     assert f"You have {done} {limit} times in the last 5 minutes, the most we take." in text
-    assert "Nothing was changed" in text and WAIT.search(text), text
-    assert 1 <= int(response["Retry-After"]) <= 300
+    assert f"Nothing was changed; try again in {wait_text(SECONDS_LEFT)}." in text, text
+    assert WAIT.search(text), text
+    assert response["Retry-After"] == str(SECONDS_LEFT)
 
 
 @pytest.mark.django_db
