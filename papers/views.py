@@ -105,7 +105,6 @@ def _category_response(
     context = {
         **piece.values,
         "until": until,
-        "head_html": piece.values["head_html"],
         "days_html": piece.html,
         "watchers": f"{watchers} watcher{pluralize(watchers)}",
         "is_watching": request.user.is_authenticated and facts["watching", code, request.user.pk],
@@ -144,7 +143,6 @@ def _category_piece(
             "head_html": head_html,
             "category_code": category.code,
             "category_name": category.name,
-            "login_next": category.get_absolute_url(),
         },
     )
 

@@ -31,7 +31,10 @@ def test_category_page_head(client, cs_dc):
     assert "Fresh from arXiv, typeset properly. Highlighted words trade on the market." in text
     assert "Computer Science › Distributed Computing" in text
     assert "cs.DC Watch" in text.replace("0 watchers", "")
-    assert Page.of(client.get("/list/cs.DC/")).one("h1").text == "Distributed Computing"
+    page = Page.of(client.get("/list/cs.DC/"))
+    assert page.one("h1").text == "Distributed Computing"
+    assert page.one("title").text == "Distributed Computing (cs.DC) · Peer Revenue"
+    assert page.one("link", rel="alternate").get("title") == "cs.DC feed"
 
 
 def test_day_headings_and_year_only_when_not_current(client, cs_dc):
