@@ -33,11 +33,10 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import psycopg
 from django.conf import settings
-from django.db import IntegrityError, connection, models
+from django.db import IntegrityError, models
 
-from peerrevenue.db import atomic_with_retries, retry_count, violates
+from peerrevenue.db import atomic_with_retries, prepared_row, retry_count, violates
 
 from . import curve
 from .cash import adjust_balance, balance, cash_of, holding, open_account
@@ -380,16 +379,8 @@ def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
 
 
 def _fetchone(sql: str, params: Sequence[object]) -> tuple:
-    """Run a fixed statement of the trade path as a prepared statement.
-
-    Django's cursors bind parameters on the client, so Postgres would parse and plan the call
-    afresh each time; a server-side-binding psycopg cursor on Django's own connection (same
-    transaction, if any) lets Postgres keep the plan. Errors are wrapped as Django wraps them.
-    """
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
-        row = cursor.fetchone()
+    """Run a fixed statement of the trade path as a prepared statement."""
+    row = prepared_row(sql, params)
     if row is None:  # each statement here is a SELECT of one function call: one row
         raise AssertionError(f"no row from {sql}")
     return row

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import TypeVar
 
+import psycopg
 import psycopg.errors
 from django.db import IntegrityError, OperationalError, connection, models, transaction
 
@@ -78,6 +79,17 @@ def atomic_with_retries(work: Callable[[], T], *, statement: bool = False) -> T:
 
 # What a constant column of insert_unnest may hold (a datetime is a date).
 Constant = int | str | date | None
+
+
+def prepared_row(sql: str, params: Sequence[object]) -> tuple | None:
+    """One row of a fixed statement, run as a prepared statement on Django's connection (in
+    its transaction, if any). Django's cursors bind parameters on the client, so Postgres would
+    parse and plan the statement afresh each time; a server-side-binding psycopg cursor lets it
+    keep the plan. Errors are wrapped as Django wraps them."""
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, prepare=True)
+        return cursor.fetchone()
 
 
 def insert_unnest(

@@ -38,13 +38,14 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-import psycopg
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import get_template
 from django.utils.safestring import mark_safe
+
+from .db import prepared_row
 
 T = TypeVar("T")
 
@@ -123,11 +124,8 @@ def _fetch_row(sql: str, params: list[Any]) -> tuple[Any, ...]:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchone()
-    connection.ensure_connection()
     started = time.monotonic()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
-        row = cursor.fetchone()
+    row = prepared_row(sql, params)
     if connection.queries_logged:  # counted like any other query (tests' query budgets)
         connection.queries_log.append(
             {"sql": f"{sql} -- {params}", "time": f"{time.monotonic() - started:.3f}"}

