@@ -9,8 +9,6 @@ a watch no kept piece at all.
 from __future__ import annotations
 
 import datetime as dt
-import subprocess
-import sys
 from contextlib import contextmanager
 
 import pytest
@@ -29,7 +27,8 @@ from peerrevenue import keep
 from tests.factories import announce, buy, list_paper, make_paper
 from tests.html import Page, page_text
 from tests.market.state import held_before_the_announcement
-from tests.test_local_site import ROOT, anonymous_pages, free_port, local_env, wait_for, workers_in
+from tests.processes import clean_environment, free_port, start_gunicorn, stop_process, wait_for
+from tests.test_local_site import anonymous_pages, workers_in
 
 DAY = dt.date(2026, 11, 25)
 
@@ -197,25 +196,16 @@ def production_site(tmp_path):
     log = tmp_path / "access.log"
     shared = settings.CACHES["default"]
     redis = {"REDIS_URL": shared["LOCATION"]} if shared["BACKEND"].endswith("RedisCache") else {}
-    env = local_env(
+    env = clean_environment(
         DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}", **redis
     )
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "peerrevenue.wsgi", "--workers", "2"]
-        + ["--bind", f"127.0.0.1:{port}", "--access-logfile", str(log)]
-        + ["--access-logformat", "%(p)s %(r)s"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = start_gunicorn(env=env, port=port, log=log)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(base + "/market/rules/", timeout=60)
         yield base, log
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop_process(server)
 
 
 def prices(page: str) -> set[str]:

@@ -4,7 +4,6 @@ gunicorn workers share, so that a curator's change shows on every worker at once
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import shutil
 import subprocess
@@ -19,7 +18,7 @@ from django.db import connection
 from tests.conftest import PASSWORD
 from tests.factories import list_paper, make_paper
 from tests.html import Page
-from tests.processes import free_port, start_gunicorn, stop_process, wait_for
+from tests.processes import clean_environment, free_port, start_gunicorn, stop_process, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,12 +27,7 @@ pytestmark = pytest.mark.slow
 
 def local_env(**extra: str) -> dict[str, str]:
     """The environment of `make run`: no DATABASE_URL, no REDIS_URL, no secret key."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY", "DJANGO_DEBUG"}
-    }
-    return env | extra
+    return clean_environment(**extra)
 
 
 @pytest.fixture
