@@ -35,10 +35,7 @@ def number_of(given: str | None) -> int:
 
 def paginate(request: HttpRequest, items, *, per_page: int) -> Page:
     """The requested page of ``items``; a page past the last is a 404 (nothing is there)."""
-    try:
-        return Paginator(items, per_page).page(page_number(request))
-    except EmptyPage:
-        raise Http404("There is no such page.") from None
+    return page_of(items, request.GET.get("page"), per_page=per_page)
 
 
 def page_of(items, given: str | None, *, per_page: int) -> Page:
