@@ -432,7 +432,7 @@ class ListingQuerySet(models.QuerySet):
     def visible(self) -> ListingQuerySet:
         return self.filter(paper__hidden=False)
 
-    def day_counts(self, *, category: Category) -> models.QuerySet:
+    def day_counts(self, *, category: Category | int) -> models.QuerySet:
         """One row per announcement day of the category, newest first: ``date``, ``papers``
         (new and cross-lists, the day's stream) and ``replacements``."""
         return (

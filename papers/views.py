@@ -17,8 +17,8 @@ from peerrevenue import keep
 from peerrevenue.pagination import page_of, paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
-from . import days, streams
-from .models import Category, Listing, Paper
+from . import days, entries, streams
+from .models import Category, Paper
 
 PAPERS_PER_PAGE = 30
 DEFAULT_CATEGORY = "cs.DC"
@@ -118,12 +118,15 @@ def _category_piece(
     *, code: str, until: dt.date | None, query: QueryDict, facts: keep.Facts
 ) -> keep.Piece:
     category = get_object_or_404(Category, code=code)
-    page = page_of(
-        Listing.objects.stream(category=category, until=until),
-        query.get("page"),
-        per_page=PAPERS_PER_PAGE,
+    counts = days.day_counts(category_id=category.pk)
+    stream = days.Stream(category_id=category.pk, counts=counts, until=until)
+    page = page_of(stream, query.get("page"), per_page=PAPERS_PER_PAGE)
+    page_days = days.days_on_page(stream=stream, page=page, until=until)
+    entries.fill(
+        [entry for day in page_days for entry in (*day.listings, *day.replacements)],
+        category=category,
+        facts=facts,
     )
-    page_days = days.days_on_page(category=category, page=page, until=until)
     # Past the first page, newer and older are the days around the page's first day.
     opens_on = page_days[0].date if page.number > 1 and page_days else until
     context = {
@@ -131,7 +134,7 @@ def _category_piece(
         "until": until,
         "page": page,
         "days": page_days,
-        "day_nav": days.navigation(category=category, until=opens_on),
+        "day_nav": days.navigation(counts=counts, until=opens_on),
         "today": timezone.localdate(),
         "page_query": query,  # for the pagination's links: there is no request here
     }
