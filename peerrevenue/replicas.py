@@ -7,7 +7,7 @@ POSTs, the admin, sign-in and settings pages, Celery tasks and commands (they ru
 request, where nothing chose a replica).
 
 **Read-your-writes.** Each request with an unsafe method that did not fail records the
-primary's WAL position after it (``pg_current_wal_lsn()``, one query) in a signed cookie, so
+primary's WAL position after it (``pg_current_wal_insert_lsn()``, one query) in a signed cookie, so
 it holds across instances and workers with nothing kept per process. A later GET from that
 client uses a replica only once the replica has replayed past it
 (``pg_last_wal_replay_lsn()``); until then it reads the primary, and once a replica is past
@@ -164,8 +164,12 @@ def position(alias: str, *, fresh: bool = False) -> Position | None:
 
 
 def primary_position() -> int:
+    """Where the primary's WAL ends, past every commit made so far. The insert position, not
+    ``pg_current_wal_lsn()`` (the write position): with ``synchronous_commit = off`` a commit
+    can still sit in the WAL buffers, before the write position, and a replica that replayed
+    to it would not have the write yet."""
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")
+        cursor.execute("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint")
         return int(cursor.fetchone()[0])
 
 
