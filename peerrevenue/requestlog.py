@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 
 from django.conf import settings
+from django.core.signals import request_finished, request_started
 from django.http import HttpRequest, HttpResponse
 
 HEADER = "X-Request-ID"
@@ -39,18 +40,31 @@ class RequestFilter(logging.Filter):
         return True
 
 
+def _started(sender, environ, **kwargs) -> None:
+    given = environ.get("HTTP_X_REQUEST_ID", "")
+    _request_id.set(given if ACCEPTED.fullmatch(given) else uuid.uuid4().hex)
+
+
+def _finished(sender, **kwargs) -> None:
+    _request_id.set("-")
+
+
+# Set when the request starts and cleared when its response is closed, not by the middleware
+# alone: Django logs a 4xx/5xx after the last middleware has returned.
+request_started.connect(_started, dispatch_uid="peerrevenue.requestlog.started")
+request_finished.connect(_finished, dispatch_uid="peerrevenue.requestlog.finished")
+
+
 class RequestIdMiddleware:
+    """Gives the request its id (``request.request_id``) and the response its header."""
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        given = request.headers.get(HEADER, "")
-        request_id = given if ACCEPTED.fullmatch(given) else uuid.uuid4().hex
-        request.request_id = request_id  # type: ignore[attr-defined]
-        token = _request_id.set(request_id)
-        try:
-            response = self.get_response(request)
-        finally:
-            _request_id.reset(token)
-        response[HEADER] = request_id
+        if _request_id.get() == "-":  # a handler that sent no request_started
+            _started(None, request.META)
+        request.request_id = _request_id.get()  # type: ignore[attr-defined]
+        response = self.get_response(request)
+        response[HEADER] = request.request_id  # type: ignore[attr-defined]
         return response

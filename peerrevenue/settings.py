@@ -186,6 +186,8 @@ if DATABASE_REPLICA_URL:
 # /metrics answers a request carrying "Authorization: Bearer <METRICS_TOKEN>" (what Prometheus
 # sends, through any proxy), or a signed-in staff member; nobody when it is empty and no one is.
 METRICS_TOKEN = env.str("METRICS_TOKEN", "")
+# Prometheus scrapes each instance directly over the internal network, not through the TLS proxy.
+SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
 # prometheus_client's own variable, read here too: where each process's counters live, so that
 # a scrape of one instance adds up all its gunicorn workers (see the README).
 PROMETHEUS_MULTIPROC_DIR = env.str("PROMETHEUS_MULTIPROC_DIR", "")

@@ -201,6 +201,8 @@ def test_metrics_show_the_replica_and_the_trades(topology):
     assert 'peerrevenue_database_up{alias="replica"} 1.0' in text
     assert 'peerrevenue_replica_lag_bytes{alias="replica"}' in text
     assert 'peerrevenue_task_queue_length{queue="celery"}' in text
+    # The 100 trades of the test before, counted by this instance's worker.
+    assert re.search(r'peerrevenue_trades_total\{side="buy"\} [1-9]', text), text[-3000:]
     assert re.search(r'peerrevenue_request_seconds_count\{method="GET",view="market:index"\}', text)
     assert HttpsClient(topology["bases"][0]).get("/metrics").status_code == 403
 
