@@ -9,6 +9,8 @@ from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import ValidationError
 from django.db import connection
 
+from peerrevenue import replicas
+
 
 @cache
 def _user_by_id_sql() -> tuple[str, list[str]]:
@@ -37,10 +39,13 @@ class UserBackend(ModelBackend):
         except ValidationError:
             return None
         sql, attnames = _user_by_id_sql()
-        with connection.cursor() as cursor:
+        # From where the request reads (peerrevenue.replicas): a reader page's replica, which
+        # has the user's row, since whoever signed up or in since reads the primary until then.
+        reading = replicas.reading_connection()
+        with reading.cursor() as cursor:
             cursor.execute(sql, [pk])
             row = cursor.fetchone()
         if row is None:
             return None
-        user = model.from_db(connection.alias, attnames, row)
+        user = model.from_db(reading.alias, attnames, row)
         return user if self.user_can_authenticate(user) else None

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection
 from django.db.models import F
 
+from peerrevenue import replicas
 from peerrevenue.db import atomic_with_retries
 
 from .models import Account, Entry, Holding, LedgerTransaction, Term
@@ -109,7 +110,9 @@ def cash_and_holding(user, term_id: int) -> tuple[int, int]:
     building the query with its subquery took longer than running it."""
     accounts = connection.ops.quote_name(Account._meta.db_table)
     holdings = connection.ops.quote_name(Holding._meta.db_table)
-    with connection.cursor() as cursor:
+    # From where the page reads (peerrevenue.replicas): a trader who just traded reads the
+    # primary until a replica has the trade.
+    with replicas.reading_connection().cursor() as cursor:
         cursor.execute(
             f"SELECT a.cash, (SELECT h.shares FROM {holdings} h"  # noqa: S608 - table names only
             f" WHERE h.account_id = a.id AND h.term_id = %s) FROM {accounts} a"

@@ -28,7 +28,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from peerrevenue import keep
+from peerrevenue import keep, metrics
 from peerrevenue.pagination import page_of, paginate
 from peerrevenue.ratelimit import client_address, is_limited
 
@@ -534,6 +534,7 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
         limit=settings.RATELIMIT_TRADES_PER_WINDOW,
         window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
     ):
+        metrics.TRADE_REFUSALS.labels("rate_limit").inc()
         message = TOO_FAST.format(
             limit=settings.RATELIMIT_TRADES_PER_WINDOW,
             minutes=max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1),
@@ -563,6 +564,7 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
                 key=data["key"],
             )
     except trading.TradeError as exc:
+        metrics.TRADE_REFUSALS.labels(type(exc).__name__).inc()
         # Show the refusal next to a fresh quote for the same order, if there is one.
         try:
             priced = price_request(
@@ -581,6 +583,7 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
             "market/already_placed.html",
             {"term": term, "trade": done, "summary": trade_message(done), "nav": "market"},
         )
+    metrics.TRADES.labels(data["side"]).inc()
     messages.success(request, trade_message(done))
     return redirect(done.term)
 

@@ -6,7 +6,11 @@ class PapersConfig(AppConfig):
     verbose_name = "Papers"
 
     def ready(self) -> None:
-        from peerrevenue import keep
+        from peerrevenue import keep, metrics
+
+        from .metrics import ingest_figures
+
+        metrics.scrape_source(ingest_figures)
 
         # What kept pages of papers are keyed by (peerrevenue.keep); the stamps are moved by
         # triggers (migration 0010), so no write has to remember them.

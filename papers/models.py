@@ -15,6 +15,7 @@ from django.db import connection, models
 from django.db.models.expressions import RawSQL
 from django.urls import reverse
 
+from peerrevenue import replicas
 from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
 from . import fulltext
@@ -130,7 +131,7 @@ class Watch(models.Model):
         """Whether the user watches the category: asked on every signed-in category page, so
         by a fixed statement (through the ORM, building the query took longer than running it)."""
         table = connection.ops.quote_name(cls._meta.db_table)
-        with connection.cursor() as cursor:
+        with replicas.reading_connection().cursor() as cursor:
             cursor.execute(
                 f"SELECT 1 FROM {table} WHERE user_id = %s AND category_id = %s LIMIT 1",
                 [user_id, category_id],

@@ -17,6 +17,7 @@ from typing import TypeVar
 import psycopg
 import psycopg.errors
 from django.db import IntegrityError, OperationalError, connection, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 logger = logging.getLogger(__name__)
 
@@ -81,13 +82,17 @@ def atomic_with_retries(work: Callable[[], T], *, statement: bool = False) -> T:
 Constant = int | str | date | None
 
 
-def prepared_row(sql: str, params: Sequence[object]) -> tuple | None:
-    """One row of a fixed statement, run as a prepared statement on Django's connection (in
-    its transaction, if any). Django's cursors bind parameters on the client, so Postgres would
-    parse and plan the statement afresh each time; a server-side-binding psycopg cursor lets it
-    keep the plan. Errors are wrapped as Django wraps them."""
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+def prepared_row(
+    sql: str, params: Sequence[object], *, using: BaseDatabaseWrapper | None = None
+) -> tuple | None:
+    """One row of a fixed statement, run as a prepared statement on Django's connection (or
+    ``using``; in its transaction, if any). Django's cursors bind parameters on the client, so
+    Postgres would parse and plan the statement afresh each time; a server-side-binding psycopg
+    cursor lets it keep the plan. Errors are wrapped as Django wraps them."""
+    using = using or connection
+    using.close_if_health_check_failed()
+    using.ensure_connection()
+    with using.wrap_database_errors, psycopg.Cursor(using.connection) as cursor:
         cursor.execute(sql, params, prepare=True)
         return cursor.fetchone()
 

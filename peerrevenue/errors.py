@@ -3,16 +3,23 @@
 A database that cannot be reached (restarting, failed over, out of connections) is not a bug
 in the page: the reader gets a 503 that says to try again shortly, with ``Retry-After``, and
 the proxy in front can tell it from a 500. Every other failure is Django's 500 page.
+
+A write (any unsafe method) that could not even connect to the primary, or that came while
+this process knows the primary is unreachable (``peerrevenue.availability``), wrote nothing:
+its 503 says so, that nothing was traded or saved. A write that lost the database midway may
+have committed, so its page says to look once the site is back.
 """
 
 from __future__ import annotations
 
 import sys
 
-from django.db import InterfaceError, OperationalError
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template import loader
 from django.views import defaults
+
+from . import availability
 
 DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
 RETRY_AFTER_SECONDS = 5
@@ -30,14 +37,32 @@ def caused_by_database_outage(exc: BaseException | None) -> bool:
     return False
 
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+
 def database_unavailable(request: HttpRequest) -> HttpResponse:
+    if request.method not in SAFE_METHODS and (
+        DEFAULT_DB_ALIAS in availability.refused_in_this_request()
+    ):
+        return writes_paused(request)
+    return _outage_page("503.html")
+
+
+def writes_paused(request: HttpRequest) -> HttpResponse:
+    """The answer to a write while the primary cannot be reached: nothing was written."""
+    return _outage_page("503_nothing_saved.html")
+
+
+def _outage_page(template: str) -> HttpResponse:
     # A template of its own that needs no context processor: nothing here may ask the
     # database (or the cache, which may be the database) anything.
     response = HttpResponse(
-        loader.get_template("503.html").render(), status=503, content_type="text/html"
+        loader.get_template(template).render(), status=503, content_type="text/html"
     )
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
+    # Read by peerrevenue.replicas, which may answer a GET again from elsewhere.
+    response.database_outage = True  # type: ignore[attr-defined]
     return response
 
 

@@ -40,11 +40,11 @@ from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import get_template
 from django.utils.safestring import mark_safe
 
+from . import replicas
 from .db import prepared_row
 
 T = TypeVar("T")
@@ -120,12 +120,14 @@ def _fetch_row(sql: str, params: list[Any]) -> tuple[Any, ...]:
     never prepared. Behind a pooler that cannot keep prepared statements
     (``DATABASE_PREPARE_THRESHOLD`` empty) it is an ordinary query.
     """
+    # A reader page's facts come from where its other reads do (peerrevenue.replicas).
+    connection = replicas.reading_connection()
     if connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchone()
     started = time.monotonic()
-    row = prepared_row(sql, params)
+    row = prepared_row(sql, params, using=connection)
     if connection.queries_logged:  # counted like any other query (tests' query budgets)
         connection.queries_log.append(
             {"sql": f"{sql} -- {params}", "time": f"{time.monotonic() - started:.3f}"}

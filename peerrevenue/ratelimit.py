@@ -10,6 +10,8 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from . import metrics
+
 
 def client_address(request: HttpRequest) -> str:
     """The address to count attempts against.
@@ -40,7 +42,10 @@ def is_limited(scope: str, identity: str, *, limit: int, window_seconds: int) ->
     except ValueError:  # expired between add and incr
         cache.add(key, 1, timeout=window_seconds + 1)
         count = 1
-    return count > limit
+    if count > limit:
+        metrics.RATE_LIMITED.labels(scope).inc()
+        return True
+    return False
 
 
 def seconds_until_reset(*, window_seconds: int, now: float | None = None) -> int:

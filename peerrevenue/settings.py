@@ -14,6 +14,7 @@ are Django's names already.
 
 import logging
 import os
+import platform
 from pathlib import Path
 from typing import Any
 
@@ -82,11 +83,17 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every log line of the request names it, and its time counts in full.
+    "peerrevenue.requestlog.RequestIdMiddleware",
+    "peerrevenue.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "peerrevenue.middleware.ContentSecurityPolicyMiddleware",
     # Above the page cache, so that pages served from it carry these headers too.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Where the request reads from (a replica or the primary), and the answers of an outage.
+    # Above everything that reads the database, on the way in or out.
+    "peerrevenue.replicas.ReplicaMiddleware",
     # Fills the holes of kept pieces (hover prices, the reader's own row) in every HTML page.
     "peerrevenue.keep.FillHolesMiddleware",
     "peerrevenue.middleware.RejectNulCharactersMiddleware",
@@ -157,6 +164,35 @@ DATABASE_PREPARE_THRESHOLD = (
     env.int("DATABASE_PREPARE_THRESHOLD", 5) if env.str("DATABASE_PREPARE_THRESHOLD", "5") else None
 )
 DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = DATABASE_PREPARE_THRESHOLD
+
+# Read replicas, and what an operator watches (peerrevenue/replicas.py, peerrevenue/metrics.py).
+# Each URL of DATABASE_REPLICA_URL is an alias, "replica", "replica2", …: reader GETs read from
+# one that has replayed the client's last write. Its connect timeout is short: a replica that
+# does not answer is skipped, so it must not hold a page up.
+DATABASE_REPLICA_URL = env_list("DATABASE_REPLICA_URL", [])
+REPLICA_MAX_LAG_SECONDS = env.float("REPLICA_MAX_LAG_SECONDS", 30.0)
+for _number, _url in enumerate(DATABASE_REPLICA_URL, start=1):
+    _replica = dj_database_url.parse(
+        _url, conn_max_age=DATABASE_CONN_MAX_AGE, conn_health_checks=True
+    )
+    if _replica["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_REPLICA_URL must name PostgreSQL databases.")
+    _replica["ENGINE"] = "peerrevenue.postgres"
+    _replica["OPTIONS"] = DATABASES["default"]["OPTIONS"] | {"connect_timeout": 2}
+    _replica["TEST"] = {"MIRROR": "default"}  # tests have one database
+    DATABASES["replica" if _number == 1 else f"replica{_number}"] = _replica
+if DATABASE_REPLICA_URL:
+    DATABASE_ROUTERS = ["peerrevenue.replicas.Router"]
+# /metrics answers a request carrying "Authorization: Bearer <METRICS_TOKEN>" (what Prometheus
+# sends, through any proxy), or a signed-in staff member; nobody when it is empty and no one is.
+METRICS_TOKEN = env.str("METRICS_TOKEN", "")
+# Prometheus scrapes each instance directly over the internal network, not through the TLS proxy.
+SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
+# prometheus_client's own variable, read here too: where each process's counters live, so that
+# a scrape of one instance adds up all its gunicorn workers (see the README).
+PROMETHEUS_MULTIPROC_DIR = env.str("PROMETHEUS_MULTIPROC_DIR", "")
+# Named in every log line; peerrevenue/gunicorn_conf.py sets it to host:port when unset.
+INSTANCE_NAME = env.str("INSTANCE_NAME", "") or platform.node()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -378,7 +414,20 @@ LOG_LEVEL = env.log_level("LOG_LEVEL", logging.INFO)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Every line names the instance and the request it comes from (peerrevenue/requestlog.py).
+    "filters": {"request": {"()": "peerrevenue.requestlog.RequestFilter"}},
+    "formatters": {
+        "site": {
+            "format": "%(asctime)s %(levelname)s %(instance)s %(request_id)s %(name)s: %(message)s"
+        }
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request"],
+            "formatter": "site",
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django.db.backends": {"level": "INFO"},

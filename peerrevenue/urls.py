@@ -2,8 +2,11 @@ from django.contrib import admin
 from django.urls import include, path
 
 from accounts import saved_search_views
+from peerrevenue.metrics import metrics_view
 
 urlpatterns = [
+    # For the operator's Prometheus (peerrevenue/metrics.py).
+    path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("searches/", saved_search_views.saved_searches, name="saved_searches"),

@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -98,6 +99,103 @@ class PrivateRedis:
         self.process.send_signal(signal.SIGCONT)
 
 
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+class PrivatePostgres:
+    """A PostgreSQL 15 cluster of the test's own (``initdb`` + ``pg_ctl`` in a temporary
+    directory, a free port, trust authentication on 127.0.0.1), so that a test may stop it
+    without touching the machine's 5432 or anything under /etc. ``replica_of`` makes a
+    streaming replica of another with ``pg_basebackup -R``. As root the server's commands run as
+    the ``postgres`` user (initdb refuses root); ``remove()`` deletes the data."""
+
+    def __init__(self) -> None:
+        if not (PG_BIN / "initdb").exists():
+            raise RuntimeError(f"PostgreSQL 15 is not installed in {PG_BIN}")
+        self.port = free_port()
+        # Not under pytest's tmp_path: its parents are root's alone, and the server runs as
+        # postgres.
+        self.root = Path(tempfile.mkdtemp(prefix="pr-postgres-"))
+        self.data = self.root / "data"
+        self._as_postgres = os.geteuid() == 0
+        if self._as_postgres:
+            shutil.chown(self.root, "postgres", "postgres")
+
+    def url(self, database: str = "peerrevenue") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+    def _run(self, *command: str, timeout: float = 120) -> None:
+        subprocess.run(
+            command,
+            check=True,
+            capture_output=True,
+            timeout=timeout,
+            user="postgres" if self._as_postgres else None,
+            cwd=self.root,
+        )
+
+    def _configure(self, **settings: str) -> None:
+        with (self.data / "postgresql.auto.conf").open("a") as conf:
+            for name, value in settings.items():
+                conf.write(f"{name} = '{value}'\n")
+
+    def _server_settings(self) -> dict[str, str]:
+        return {
+            "port": str(self.port),
+            "listen_addresses": "127.0.0.1",
+            "unix_socket_directories": str(self.root),
+            # A test's data need not survive a crash of the machine.
+            "fsync": "off",
+            "full_page_writes": "off",
+            "synchronous_commit": "off",
+            "wal_level": "replica",
+            "max_wal_senders": "4",
+            "hot_standby": "on",
+            # The replica asks again soon after the primary is back.
+            "wal_retrieve_retry_interval": "500ms",
+        }
+
+    def create(self, *, database: str = "peerrevenue") -> None:
+        self._run(
+            str(PG_BIN / "initdb"), "-D", str(self.data), "-U", "postgres",
+            "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8",
+        )  # fmt: skip
+        self._configure(**self._server_settings())
+        self.start()
+        self._run(str(PG_BIN / "createdb"), "-h", "127.0.0.1", "-p", str(self.port),
+                  "-U", "postgres", database)  # fmt: skip
+
+    def replica_of(self, primary: PrivatePostgres, *, apply_delay: str = "1s") -> None:
+        """A hot standby streaming from ``primary``, replaying each transaction ``apply_delay``
+        after its commit (``recovery_min_apply_delay``): a replica that lags, on purpose."""
+        self._run(
+            str(PG_BIN / "pg_basebackup"), "-h", "127.0.0.1", "-p", str(primary.port),
+            "-U", "postgres", "-D", str(self.data), "-R", "-X", "stream", "-c", "fast",
+        )  # fmt: skip
+        self._configure(**self._server_settings(), recovery_min_apply_delay=apply_delay)
+        self.start()
+
+    def start(self) -> None:
+        self._run(
+            str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "log"),
+            "-w", "-t", "60", "start",
+        )  # fmt: skip
+
+    def stop(self) -> None:
+        """A fast shutdown: clients are told and disconnected, as in a restart or failover."""
+        self._run(str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def remove(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            subprocess.run(
+                [str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"],
+                capture_output=True,
+                timeout=60,
+                user="postgres" if self._as_postgres else None,
+            )
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
 def start_gunicorn(
     *,
     env: dict[str, str],
@@ -105,20 +203,26 @@ def start_gunicorn(
     workers: int = 2,
     log: Path | None = None,
     output: Path | None = None,
+    control_socket: Path | None = None,
 ) -> subprocess.Popen:
     """The site as production serves it, on 127.0.0.1:``port``; stop it with ``stop_process``.
     ``log``: the access log, one ``<pid> <request line>`` a request; ``output``: gunicorn's own
-    output (errors and warnings), to read when something fails."""
+    output (errors and warnings), to read when something fails; ``control_socket``: gunicorn's
+    control socket, one per instance when several run at once (the default path is shared)."""
     command = [
         sys.executable,
         "-m",
         "gunicorn",
+        "--config",
+        "python:peerrevenue.gunicorn_conf",
         "peerrevenue.wsgi",
         "--workers",
         str(workers),
         "--bind",
         f"127.0.0.1:{port}",
     ]
+    if control_socket is not None:
+        command += ["--control-socket", str(control_socket)]
     if log is not None:
         command += ["--access-logfile", str(log), "--access-logformat", "%(p)s %(r)s"]
     if output is None:

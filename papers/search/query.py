@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 
 from django.contrib.postgres.search import SearchQuery, SearchQueryCombinable, SearchRank
-from django.db import connection
 from django.db.models import (
     BooleanField,
     Case,
@@ -38,6 +37,8 @@ from django.db.models import (
 )
 from django.db.models.expressions import Combinable, RawSQL
 from django.db.models.functions import Cast
+
+from peerrevenue import replicas
 
 from .. import fulltext
 from ..models import Category, Listing, Paper
@@ -261,7 +262,7 @@ def narrowed_to_recent(query: Query) -> tuple[Query, str | None]:
 
 def has_lexemes(text: str) -> bool:
     """Whether the words leave anything to search for once stop words are dropped."""
-    with connection.cursor() as cursor:
+    with replicas.reading_connection().cursor() as cursor:
         cursor.execute(
             "SELECT numnode(websearch_to_tsquery(%s::regconfig, %s))", [fulltext.CONFIG, text]
         )

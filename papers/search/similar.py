@@ -6,8 +6,9 @@ from __future__ import annotations
 import functools
 import operator
 
-from django.db import connection
 from django.db.models import Case, F, Q, QuerySet, Value, When
+
+from peerrevenue import replicas
 
 from .. import fulltext
 from ..models import NameWord, Paper
@@ -35,7 +36,7 @@ def similar_words(text: str) -> dict[str, list[str]]:
     needles = list(dict.fromkeys(fold(word) for word in text.split()))
     if not needles:
         return {}
-    with connection.cursor() as cursor:
+    with replicas.reading_connection().cursor() as cursor:
         cursor.execute(
             f"""
             SELECT n.needle, c.word

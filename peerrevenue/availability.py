@@ -1,0 +1,73 @@
+"""Which databases this process could not reach a moment ago.
+
+A database that refused a connection (stopped, restarting, failed over) is left alone for a
+short while instead of being asked again by every query: the read replicas
+(``peerrevenue.replicas``) are skipped meanwhile, and with the primary gone reader pages come
+from a replica and writes are refused before they start (``peerrevenue.errors``). Only
+connection attempts count (``peerrevenue.postgres`` reports them): a failed connection
+attempt is the one failure that proves nothing was written on that connection in the request.
+
+Per process and in memory on purpose: each process finds out for itself within a second, and
+recovers by itself once the pause is over, with nothing to clear by hand.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from django.db import DEFAULT_DB_ALIAS
+
+# How long an unreachable database is left alone. The primary is asked again after a second
+# (a restart is over within a few), a replica after a few: without it reads only get slower.
+PAUSE_SECONDS = {DEFAULT_DB_ALIAS: 1.0}
+REPLICA_PAUSE_SECONDS = 5.0
+# A connection to the primary that worked this recently is taken as proof it still answers.
+PRIMARY_PROOF_SECONDS = 1.0
+
+_down_until: dict[str, float] = {}
+_connected_at: dict[str, float] = {}
+# The aliases that refused a connection during the current request (None outside one).
+_refused: ContextVar[set[str] | None] = ContextVar("refused_connections", default=None)
+
+
+def connect_failed(alias: str) -> None:
+    _down_until[alias] = time.monotonic() + PAUSE_SECONDS.get(alias, REPLICA_PAUSE_SECONDS)
+    refused = _refused.get()
+    if refused is not None:
+        refused.add(alias)
+
+
+def connected(alias: str) -> None:
+    _down_until.pop(alias, None)
+    _connected_at[alias] = time.monotonic()
+
+
+def is_paused(alias: str) -> bool:
+    """Whether ``alias`` refused a connection within its pause."""
+    return _down_until.get(alias, 0.0) > time.monotonic()
+
+
+def connected_recently(alias: str) -> bool:
+    return time.monotonic() - _connected_at.get(alias, float("-inf")) < PRIMARY_PROOF_SECONDS
+
+
+def refused_in_this_request() -> frozenset[str]:
+    return frozenset(_refused.get() or ())
+
+
+@contextmanager
+def request_scope() -> Iterator[None]:
+    token = _refused.set(set())
+    try:
+        yield
+    finally:
+        _refused.reset(token)
+
+
+def forget() -> None:
+    """Tests: start from "everything answers"."""
+    _down_until.clear()
+    _connected_at.clear()

@@ -1,0 +1,29 @@
+"""gunicorn's hooks for the site: ``gunicorn -c python:peerrevenue.gunicorn_conf peerrevenue.wsgi``.
+
+- ``INSTANCE_NAME``, when unset, becomes host:port of the first bind address, so the logs of two
+  instances on one host tell them apart (workers are forked after this and inherit it).
+- ``PROMETHEUS_MULTIPROC_DIR`` (peerrevenue/metrics.py) is emptied when the arbiter starts, as
+  prometheus_client requires: counts of an earlier run's workers must not be added to this
+  one's. Each instance needs a directory of its own. A worker that exits keeps its counts (its
+  file stays; counters only grow), which is what a scrape should add up.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+from pathlib import Path
+
+
+def on_starting(server) -> None:
+    if not os.environ.get("INSTANCE_NAME"):
+        bind = (server.cfg.bind or ["127.0.0.1:8000"])[0]
+        port = bind.rsplit(":", 1)[-1] if ":" in bind else bind
+        os.environ["INSTANCE_NAME"] = f"{platform.node()}:{port}"
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        path = Path(directory)
+        if path.exists():
+            shutil.rmtree(path)
+        path.mkdir(parents=True)
