@@ -24,6 +24,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${TOPOLOGY_PYTHON_BIN:-$ROOT/.venv/bin}
 PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}
 
+# Hand a path to the postgres user (only root can, and only root needs to).
+own_by_postgres() { if [ "$(id -u)" = 0 ]; then chown -R postgres: "$@"; fi; }
+
 log() { printf '[topology %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
 # --------------------------------------------------------------------------------------------
@@ -69,7 +72,7 @@ write_state() {
   TOPOLOGY_DIR=$(mktemp -d /tmp/peerrevenue-topology.XXXXXX)
   chmod 755 "$TOPOLOGY_DIR"  # the postgres user must reach its directories under it
   mkdir -p "$TOPOLOGY_DIR"/{run,log,sockets,redis,beat}
-  chown postgres: "$TOPOLOGY_DIR"/{sockets,log} 2>/dev/null || true
+  own_by_postgres "$TOPOLOGY_DIR"/{sockets,log}
   chmod 777 "$TOPOLOGY_DIR/log" "$TOPOLOGY_DIR/run"
   read -r PRIMARY_PORT REPLICA_PORT PGBOUNCER_PORT REDIS_PORT WEB1_PORT WEB2_PORT PROXY_PORT ARXIV_PORT \
     < <(free_ports 8)
@@ -172,7 +175,7 @@ wait_tcp() {
 # --------------------------------------------------------------------------------------------
 init_primary() {
   local data=$TOPOLOGY_DIR/primary
-  mkdir -p "$data" && chown postgres: "$data" && chmod 700 "$data"
+  mkdir -p "$data" && own_by_postgres "$data" && chmod 700 "$data"
   as_postgres initdb -D "$data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
   # Replication: initdb's pg_hba.conf already trusts replication connections from 127.0.0.1.
   # fsync off: a throwaway cluster; durability is not what these checks are about, and on a
@@ -201,7 +204,7 @@ stop_primary() {
 
 make_replica() {
   local data=$TOPOLOGY_DIR/replica
-  mkdir -p "$data" && chown postgres: "$data" && chmod 700 "$data"
+  mkdir -p "$data" && own_by_postgres "$data" && chmod 700 "$data"
   # -R writes standby.signal and primary_conninfo; -X stream copies the WAL written meanwhile.
   as_postgres pg_basebackup -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -D "$data" -R -X stream -c fast
   # A second's lag on purpose: reads from the replica must cope with it (read-your-writes).
@@ -252,7 +255,7 @@ ignore_startup_parameters = extra_float_digits
 logfile = $TOPOLOGY_DIR/log/pgbouncer.log
 pidfile = $TOPOLOGY_DIR/run/pgbouncer-daemon.pid
 EOF
-  chown -R postgres: "$dir"
+  own_by_postgres "$dir"
 }
 
 start_pgbouncer() {

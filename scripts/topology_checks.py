@@ -47,8 +47,15 @@ django.setup()
 import psycopg  # noqa: E402
 import redis  # noqa: E402
 import requests  # noqa: E402
-from django.contrib.auth import get_user_model  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import (  # noqa: E402
+    BACKEND_SESSION_KEY,
+    HASH_SESSION_KEY,
+    SESSION_KEY,
+    get_user_model,
+)
 from django.contrib.auth.hashers import make_password  # noqa: E402
+from django.contrib.sessions.backends.cached_db import SessionStore  # noqa: E402
 from django.db import close_old_connections, connections  # noqa: E402
 
 from market.ledger import check_ledger  # noqa: E402
@@ -221,10 +228,12 @@ def people(usernames: list[str]) -> None:
     """Accounts that can sign in, all with one password: hashed once (the hasher is slow on
     purpose, and this machine is shared)."""
     user_model = get_user_model()
-    hashed = make_password(PASSWORD)
     existing = set(
         user_model.objects.filter(username__in=usernames).values_list("username", flat=True)
     )
+    if existing >= set(usernames):
+        return
+    hashed = make_password(PASSWORD)
     user_model.objects.bulk_create(
         user_model(username=name, email=f"{name}@example.org", password=hashed)
         for name in usernames
@@ -233,16 +242,25 @@ def people(usernames: list[str]) -> None:
 
 
 def signed_in(username: str, base: str = PROXY) -> HttpsClient:
+    """A browser signed in as ``username``: a session made the way login makes one (the
+    checks are not about the password hasher, which is slow on purpose), then one page for
+    the CSRF cookie that a trade's POST needs."""
     people([username])
+    user = get_user_model().objects.get(username=username)
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
     client = HttpsClient(base)
-    client.log_in(username, PASSWORD)
+    client.session.cookies.set(settings.SESSION_COOKIE_NAME, session.session_key or "")
+    client.get("/accounts/login/")
     return client
 
 
 def all_signed_in(usernames: list[str]) -> list[HttpsClient]:
     people(usernames)
-    with ThreadPoolExecutor(len(usernames)) as pool:
-        return list(pool.map(lambda name: signed_in(name), usernames))
+    return [signed_in(name) for name in usernames]
 
 
 def on(client: HttpsClient, base: str) -> HttpsClient:
@@ -556,11 +574,12 @@ def check_replica_reads() -> Result:
     statuses = collections.Counter(reader.get(path).status_code for path in paths)
     # Backends report their counts when idle, at most every second (PostgreSQL 15 flushes an
     # idle backend's pending statistics within about ten seconds).
-    rise = 0
+    rise, polls = 0, 0
 
     def risen() -> bool:
-        nonlocal rise
-        rise = committed_transactions("REPLICA_URL") - before_replica - 1
+        nonlocal rise, polls
+        polls += 1  # each poll is a transaction on the replica too
+        rise = committed_transactions("REPLICA_URL") - before_replica - polls
         return rise >= len(paths)
 
     wait_until(risen, timeout=15, every=1)
