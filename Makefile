@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-fast setup lint bench
+.PHONY: run test test-fast setup lint bench topology
 
 # Reinstall whenever the pinned dependencies change.
 $(BIN)/.installed: pyproject.toml
@@ -36,3 +36,8 @@ test-fast: $(BIN)/.installed
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The production shape on this machine (primary + replica, pgbouncer, two gunicorn instances
+# behind haproxy, two workers, beat), the checks of issue 24 against it, then the teardown.
+topology: $(BIN)/.installed
+	bash scripts/topology.sh

@@ -3,6 +3,15 @@
 # With --redis-only, leave PostgreSQL alone (the tests then use the embedded server).
 set -euo pipefail
 
+# The pooler and the proxy that tests/test_topology.py (scripts/topology.sh) runs privately.
+missing=()
+command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Installing ${missing[*]}…"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
+fi
+
 if [ "${1:-}" != "--redis-only" ]; then
   if ! pg_isready -q -h 127.0.0.1 -p 5432; then
     echo "Starting PostgreSQL…"

@@ -45,9 +45,10 @@ class _QuietServer(ThreadingHTTPServer):
 
 class FakeArxiv:
     """A local HTTP server answering by path with scripted replies (the last one repeats),
-    or with a callable for replies that depend on the query. Records every request."""
+    or with a callable for replies that depend on the query. Records every request. ``port``:
+    a fixed one, for processes started before it that were told where it would be."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.routes: dict[str, list[Reply] | Callable[[Request], Reply]] = {}
         self.requests: list[Request] = []
         outer = self
@@ -68,7 +69,7 @@ class FakeArxiv:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = _QuietServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", port), Handler)
         # A short poll interval so that shutting the server down after each test is quick.
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True)
         self.thread.start()
