@@ -81,14 +81,23 @@ def atomic_with_retries(work: Callable[[], T], *, statement: bool = False) -> T:
 Constant = int | str | date | None
 
 
+def may_prepare() -> bool:
+    """Whether statements may be prepared on the server: not with ``DATABASE_PREPARE_THRESHOLD``
+    empty (the default behind a transaction pooler, where the next statement may reach a server
+    connection that never saw the PREPARE: "prepared statement "_pg3_0" does not exist")."""
+    return connection.settings_dict["OPTIONS"].get("prepare_threshold") is not None
+
+
 def prepared_row(sql: str, params: Sequence[object]) -> tuple | None:
     """One row of a fixed statement, run as a prepared statement on Django's connection (in
-    its transaction, if any). Django's cursors bind parameters on the client, so Postgres would
-    parse and plan the statement afresh each time; a server-side-binding psycopg cursor lets it
-    keep the plan. Errors are wrapped as Django wraps them."""
+    its transaction, if any) where the connection may keep one (``may_prepare``), else bound on
+    the server without a name, which any pooler passes through. Django's cursors bind
+    parameters on the client, so Postgres would parse and plan the statement afresh each time;
+    a server-side-binding psycopg cursor lets it keep the plan. Errors are wrapped as Django
+    wraps them."""
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
+        cursor.execute(sql, params, prepare=may_prepare())
         return cursor.fetchone()
 
 

@@ -149,14 +149,28 @@ else:
             "CONN_HEALTH_CHECKS": True,
         }
     }
+# "transaction": DATABASE_URL is a pooler in transaction mode (PgBouncer pool_mode=transaction),
+# which may hand each transaction, and each statement outside one, to another server
+# connection. Nothing may then outlive a transaction on the server: no server-side cursors
+# (a WITH HOLD cursor's next FETCH would land elsewhere), no prepared statements (before
+# PgBouncer 1.21), no session state (the ingest lock is a lease row, papers/leases.py).
+DATABASE_POOLER = env.str("DATABASE_POOLER", "")
+if DATABASE_POOLER not in ("", "transaction"):
+    raise ImproperlyConfigured(
+        f'DATABASE_POOLER is "{DATABASE_POOLER}": it must be empty (a direct connection or a '
+        'pooler in session mode) or "transaction".'
+    )
 # Django binds its own queries on the client, so they are never prepared whatever this says;
-# it applies only to market.trading's one server-side-bound statement, which runs thousands of
-# times a connection. Set it empty behind a pooler that cannot keep prepared statements
-# (PgBouncer before 1.21 in transaction mode).
+# it applies only to the statements peerrevenue.db.prepared_row runs (the trade path, a page's
+# facts), thousands of times a connection. Empty: never prepared; the default behind a
+# transaction pooler (set a number there only for PgBouncer 1.21+ with max_prepared_statements).
 DATABASE_PREPARE_THRESHOLD = (
-    env.int("DATABASE_PREPARE_THRESHOLD", 5) if env.str("DATABASE_PREPARE_THRESHOLD", "5") else None
+    env.int("DATABASE_PREPARE_THRESHOLD", 5)
+    if env.str("DATABASE_PREPARE_THRESHOLD", "" if DATABASE_POOLER else "5")
+    else None
 )
 DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = DATABASE_PREPARE_THRESHOLD
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASE_POOLER == "transaction"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
