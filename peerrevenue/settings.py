@@ -252,29 +252,30 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Every task is bounded, so that the broker's visibility timeout below can outlast any of them.
 # At the soft limit the task gets SoftTimeLimitExceeded: an ingest still waiting on the arXiv
-# API drops the enrichment (a nicety) and stores the feed; at the hard limit the worker process
-# is replaced and the task fails. A big day's ingest (about 1,000 entries, ten throttled API
-# batches) takes two or three minutes; the digests, a few hundred milliseconds a subscriber.
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", 15 * 60)
-CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", 20 * 60)
-# The longest a task waits for a retry: the ingest's fifth retry, 60 s · 2⁴ (jitter only
-# shortens it). Redis has no delayed delivery, so the worker holds the message unacknowledged
-# meanwhile, and that wait counts against the visibility timeout too.
-LONGEST_TASK_RETRY_COUNTDOWN = 16 * 60
-# A task whose worker was killed (a warm shutdown hands tasks back at once) goes back on the
-# queue this many seconds after it was delivered. Shorter than the longest wait plus run and a
-# healthy task would be handed to a second worker while the first still holds it; much longer
-# and a crash at the 21:30 ingest would not be recovered before the 23:30 one. 40 minutes:
-# 16 (countdown) + 20 (hard limit) + 4 to spare. Workers sweep for such messages every
-# interval × throttle seconds (kombu: 10 × 10). (These variables name the broker's transport
-# options, CELERY_<option>; they have no settings of their own.)
+# API drops the enrichment (a nicety) and stores the feed, and the digests go on in a fresh
+# run of their task (nobody gets one twice); at the hard limit the worker process is replaced
+# and the task fails. A big day's ingest (about 1,000 entries, ten throttled API batches)
+# takes two minutes or less; the digests, a few hundred milliseconds a subscriber.
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", 150)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", 180)
+# The longest a task waits for a retry: the ingest's back-off cap, and its wait for a lease
+# (papers/tasks.py). Redis has no delayed delivery, so the worker holds the message
+# unacknowledged meanwhile, and that wait counts against the visibility timeout too.
+LONGEST_TASK_RETRY_COUNTDOWN = 60
+# A task whose worker was killed (SIGKILL, the machine gone; a warm shutdown hands tasks back
+# at once) goes back on the queue this many seconds after it was delivered, and a worker's
+# sweep (every interval × throttle seconds: 10 s) hands it out again: a task is run again
+# within 260 + 10 s of its worker's death, under five minutes. Any shorter than the longest
+# wait plus run, and a healthy task would be handed to a second worker while the first still
+# holds it: 60 (countdown) + 180 (hard limit) + 20 to spare. (These variables name the
+# broker's transport options, CELERY_<option>; they have no settings of their own.)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int(
         "CELERY_VISIBILITY_TIMEOUT",
-        LONGEST_TASK_RETRY_COUNTDOWN + CELERY_TASK_TIME_LIMIT + 4 * 60,
+        LONGEST_TASK_RETRY_COUNTDOWN + CELERY_TASK_TIME_LIMIT + 20,
     ),
     "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", 10),
-    "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", 10),
+    "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", 1),
     # A request that queues work (peerrevenue.queueing) waits this long at most on a broker
     # that accepts connections but never answers; kombu's default is forever. The worker's
     # BRPOP replies within its one-second poll, well inside it.
@@ -293,12 +294,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "daily-pipeline": {
         "task": "accounts.daily.run_daily",
         "schedule": crontab(minute=30, hour=21, day_of_week="sun,mon,tue,wed,thu"),
-        "kwargs": {"last_attempt": False},
+        "kwargs": {"last_attempt": False, "slot": "21:30"},
     },
     "daily-pipeline-last-attempt": {
         "task": "accounts.daily.run_daily",
         "schedule": crontab(minute=30, hour=23, day_of_week="sun,mon,tue,wed,thu"),
-        "kwargs": {"last_attempt": True},
+        "kwargs": {"last_attempt": True, "slot": "23:30"},
     },
     # Every hour: prove the books balance; a violation is logged as an error.
     "check-ledger": {"task": "market.tasks.check_ledger", "schedule": crontab(minute=17)},
@@ -320,6 +321,9 @@ ARXIV_HTTP_RETRIES = env.int("ARXIV_HTTP_RETRIES", 4)
 ARXIV_HTTP_BACKOFF_SECONDS = env.float("ARXIV_HTTP_BACKOFF_SECONDS", 2.0)
 ARXIV_HTTP_MAX_DELAY_SECONDS = env.float("ARXIV_HTTP_MAX_DELAY_SECONDS", 120.0)
 ARXIV_ENRICH = env_bool("ARXIV_ENRICH", default=True)
+# How long an ingest's lease on its category lasts unless renewed (every third of it, while
+# the ingest runs): a worker killed holding it blocks the category this long at most.
+INGEST_LEASE_SECONDS = env.int("INGEST_LEASE_SECONDS", 120)
 # The largest feed or API page read, downloaded or from a file (arXiv's biggest daily feeds are a
 # few MB): past it the ingest refuses the feed rather than read gigabytes into memory.
 ARXIV_MAX_FEED_BYTES = env.int("ARXIV_MAX_FEED_BYTES", 100 * 1024 * 1024)
