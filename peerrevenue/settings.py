@@ -82,6 +82,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz for load balancers, before anything else (no session, redirect or rate limit).
+    "peerrevenue.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "peerrevenue.middleware.ContentSecurityPolicyMiddleware",
     # Above the page cache, so that pages served from it carry these headers too.
@@ -171,6 +173,9 @@ DATABASE_PREPARE_THRESHOLD = (
 )
 DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = DATABASE_PREPARE_THRESHOLD
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASE_POOLER == "transaction"
+# A server (or pooler) that does not answer fails a request's connection in seconds, as a 503,
+# instead of holding a worker for the system's TCP timeout (minutes).
+DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 3)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
