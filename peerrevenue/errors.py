@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import sys
 
+import psycopg
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template import loader
 from django.views import defaults
 
-DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+# Django's wrapped errors, and the driver's own where Django does not wrap them: a cursor's
+# close() is not wrapped (utils.CursorWrapper wraps only execute and fetch), and closing a
+# server-side cursor on a connection the pooler dropped raises psycopg's OperationalError as is.
+DATABASE_UNAVAILABLE = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+)
 RETRY_AFTER_SECONDS = 5
 
 

@@ -3,6 +3,15 @@
 # With --redis-only, leave PostgreSQL alone (the tests then use the embedded server).
 set -euo pipefail
 
+# The pooler tests (tests/test_pooler.py) start a pgbouncer of their own; CI's machine has none.
+if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
+  echo "Installing pgbouncer…"
+  apt-get install -y pgbouncer >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y pgbouncer >/dev/null; }
+  # The package starts a system pgbouncer on 6432; the tests need none but their own.
+  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now pgbouncer >/dev/null 2>&1 || true; fi
+  service pgbouncer stop >/dev/null 2>&1 || true
+fi
+
 if [ "${1:-}" != "--redis-only" ]; then
   if ! pg_isready -q -h 127.0.0.1 -p 5432; then
     echo "Starting PostgreSQL…"
