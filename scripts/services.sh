@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # The pooler tests (tests/test_pooler.py) start a pgbouncer of their own; CI's machine has none.
-if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
+if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing pgbouncer…"
   apt-get install -y pgbouncer >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y pgbouncer >/dev/null; }
   # The package starts a system pgbouncer on 6432; the tests need none but their own.
