@@ -166,7 +166,8 @@ def signed_in(site, user) -> HttpsClient:
 def run_load(site, reader, trader, *, during) -> tuple[Record, dict[str, int | str]]:
     """READERS signed-in readers over every page, and two traders quoting and confirming,
     flat out, while ``during()`` runs."""
-    record, trades = Record(), {}
+    record = Record()
+    trades: dict[str, int | str] = {}
     stop = threading.Event()
     pages = reader_pages(site)
     slugs = itertools.cycle([term.slug for term in site["terms"]])
@@ -323,7 +324,8 @@ def test_the_pooler_stopped_for_three_seconds_is_503s_then_200s_without_a_restar
     assert set(after) <= {200, 302} and after[200] > 20, dict(after)
     states = [status for when, status in health if marks["down"] + 0.5 < when < marks["up"]]
     assert states and set(states) == {503}, health
-    assert [status for when, status in health if when > marks["up"] + 2][-5:] == [200] * 5
+    back = [status for when, status in health if when > marks["up"] + 2]
+    assert back and set(back) == {200}, health
     assert_money_held(trades)
     assert_no_pooler_errors(site)
 
