@@ -15,8 +15,10 @@ import datetime as dt
 import logging
 
 from celery import chord, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.utils import timezone
 
+from papers import leases
 from papers.models import Category, IngestRun
 from papers.tasks import ingest_category
 
@@ -72,33 +74,58 @@ def send_digests_for_days(
     return sent
 
 
-@shared_task(name="accounts.daily.send_digests_after_ingest", acks_late=True)
-def send_digests_after_ingest(*, category_ids: list[int], since: str, last_attempt: bool) -> int:
-    return send_digests_for_days(
-        category_ids=category_ids,
-        since=dt.datetime.fromisoformat(since),
-        last_attempt=last_attempt,
-    )
+@shared_task(bind=True, name="accounts.daily.send_digests_after_ingest", acks_late=True)
+def send_digests_after_ingest(
+    self, *, category_ids: list[int], since: str, last_attempt: bool
+) -> int:
+    try:
+        return send_digests_for_days(
+            category_ids=category_ids,
+            since=dt.datetime.fromisoformat(since),
+            last_attempt=last_attempt,
+        )
+    except SoftTimeLimitExceeded:
+        # Many subscribers outlast one task's time limit (kept short, so that a task whose
+        # worker died is run again within minutes): a fresh run sends the rest, skipping
+        # everyone already claimed, until all are done.
+        raise self.retry(countdown=1, max_retries=self.request.retries + 1) from None
 
 
-@shared_task(name="accounts.daily.run_daily")
-def run_daily(*, last_attempt: bool = False) -> list[int]:
-    """Beat's entry point: start the day's chord; returns the categories it ingests."""
+# How long a beat slot's claim lasts: longer than two beats' clocks can disagree, shorter than
+# the time to the next slot (21:30 → 23:30).
+SLOT_CLAIM_SECONDS = 60 * 60
+
+
+@shared_task(bind=True, name="accounts.daily.run_daily")
+def run_daily(self, *, last_attempt: bool = False, slot: str = "") -> list[int]:
+    """Beat's entry point: start the day's chord; returns the categories it ingests.
+
+    ``slot`` (beat's schedule names it, "21:30") makes the run once per slot: a second beat
+    started by mistake fires the same slot too, and its run finds the slot claimed (a lease
+    that is never released, only expires) and starts nothing. By hand, without a slot, it
+    always runs. The claim's owner is the task: the same message redelivered after its worker
+    died may claim it again."""
+    owner = f"run_daily:{self.request.id}"
+    claim = f"daily-pipeline:{slot}"
+    if slot and leases.take(name=claim, seconds=SLOT_CLAIM_SECONDS, owner=owner) is None:
+        logger.warning("The %s daily pipeline was already started (two beats running?)", slot)
+        return []
     category_ids = list(
         Category.objects.filter(ingest_enabled=True).order_by("code").values_list("pk", flat=True)
     )
     if not category_ids:
         return []
+    queued_at = timezone.now().isoformat()
     # Immutable, and reading what the ingests stored rather than their return values, so the
     # same signature also serves as the errback: when an ingest fails for good the chord's
     # body is never called, and the other categories' subscribers must not lose their digest.
     digests = send_digests_after_ingest.si(
         category_ids=category_ids,
-        since=timezone.now().isoformat(),
+        since=queued_at,
         last_attempt=last_attempt,
     )
     chord(
-        [ingest_category.si(category_id) for category_id in category_ids],
+        [ingest_category.si(category_id, queued_at=queued_at) for category_id in category_ids],
         digests.clone().on_error(digests),
     ).apply_async()
     return category_ids

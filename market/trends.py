@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import Max, Min, Q
+from django.db.models import Max, Min, OuterRef, Q, Subquery
 
 from papers.calendar import NEW_YORK
 from papers.models import Listing, Paper
@@ -33,6 +33,7 @@ from .highlighting import Matcher
 from .models import Term
 
 CACHE_SECONDS = 6 * 60 * 60
+CHUNK = 2_000  # papers a query of announced_papers reads
 _FIRST_WORD = re.compile(r"\w+")
 _CONSONANT_Y = re.compile(r"[^\W\daeiou_]y$", re.IGNORECASE)
 
@@ -70,8 +71,20 @@ def announced_papers(
     *, containing: Iterable[str] | None = None
 ) -> Iterator[tuple[str, str, dt.date]]:
     """(title, abstract, first announcement date) of every visible, announced paper; with
-    ``containing``, only those whose title or abstract contains one of these words (any case)."""
-    first = Min("listings__date", filter=Q(listings__announce_type__in=Listing.STREAM_TYPES))
+    ``containing``, only those whose title or abstract contains one of these words (any case).
+
+    Read in chunks of ``CHUNK`` papers by primary key, each chunk a query of its own: no
+    server-side cursor, which a transaction pooler cannot keep between statements (and which,
+    disabled, would have Django's ``.iterator()`` fetch the whole history into memory at once),
+    and never more than one chunk of abstracts in memory. Papers written meanwhile may or may
+    not be counted, as with one long query."""
+    # A correlated look-up rather than a join with GROUP BY: each chunk then reads its
+    # CHUNK papers by the primary key's index, not an aggregate over the whole history.
+    first = Subquery(
+        Listing.objects.filter(paper=OuterRef("pk"), announce_type__in=Listing.STREAM_TYPES)
+        .order_by("date")
+        .values("date")[:1]
+    )
     papers = Paper.objects.visible()
     if containing is not None:
         wanted = Q(pk__in=[])
@@ -81,10 +94,17 @@ def announced_papers(
     rows = (
         papers.annotate(first_announced=first)
         .filter(first_announced__isnull=False)
-        .order_by()
-        .values_list("title", "abstract", "first_announced")
+        .order_by("pk")
+        .values_list("pk", "title", "abstract", "first_announced")
     )
-    return rows.iterator(chunk_size=2_000)
+    after = 0
+    while True:
+        chunk = list(rows.filter(pk__gt=after)[:CHUNK])
+        for _, title, abstract, day in chunk:
+            yield title, abstract, day
+        if len(chunk) < CHUNK:
+            return
+        after = chunk[-1][0]
 
 
 def count_by_week(

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from papers import leases
 from papers.arxiv.client import fetch, fetch_api, too_large
 from papers.arxiv.documents import parse_feed
 from papers.arxiv.enrichment import enrich_or_fail, enrich_quietly
@@ -576,23 +577,23 @@ def backfill(
 # One ingest at a time per category
 # --------------------------------------------------------------------------------------------
 
-_LOCK_NAMESPACE = 0x50524947  # "PRIG": keeps our advisory locks apart from anyone else's
+
+def ingest_lease_name(category_id: int) -> str:
+    return f"ingest:{category_id}"
 
 
 @contextmanager
 def ingest_lock(category_id: int) -> Iterator[bool]:
     """Yield True if this process may ingest the category now, False if another one is.
 
-    A session-level advisory lock (not the `_xact_` kind: an ingest commits its own
-    transactions and must not hold one open across minutes of network I/O); it dies with the
-    connection if the worker does, so a crash cannot leave it stuck.
+    A lease (``papers.leases``): a row with an owner and an expiry, renewed while the ingest
+    runs, taken and released in single statements. Not a session advisory lock: behind a
+    transaction pooler its unlock would run on another server connection and the lock leak;
+    not a transaction lock either: an ingest commits its own transactions and must not hold
+    one open across minutes of network I/O. A worker that dies holding it stops renewing it,
+    so the next run gets it ``INGEST_LEASE_SECONDS`` later at most.
     """
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_LOCK_NAMESPACE, category_id])
-        acquired = bool(cursor.fetchone()[0])
-    try:
-        yield acquired
-    finally:
-        if acquired:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_LOCK_NAMESPACE, category_id])
+    with leases.held(
+        name=ingest_lease_name(category_id), seconds=settings.INGEST_LEASE_SECONDS
+    ) as lease:
+        yield lease is not None

@@ -548,6 +548,21 @@ class NameWord(models.Model):
 
 
 class IngestRunQuerySet(models.QuerySet):
+    def feed_ingested_since(self, *, category: Category, since: dt.datetime) -> int | None:
+        """The pk of a successful ingest of the category's daily feed that started at or after
+        ``since`` (not a backfill's or a file's), if any."""
+        return (
+            self.filter(
+                category=category,
+                status=IngestRun.Status.SUCCEEDED,
+                started_at__gte=since,
+                source=settings.ARXIV_RSS_URL.format(category=category.code)[:500],
+            )
+            .order_by("started_at")
+            .values_list("pk", flat=True)
+            .first()
+        )
+
     def mark_interrupted(self, *, category: Category) -> int:
         """Close the runs a dead worker left "running"; call only while holding the ingest lock,
         when no live run of the category can exist."""
@@ -622,3 +637,18 @@ class ReadingMark(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} has read through {self.seen_through or 'nothing yet'}"
+
+
+class Lease(models.Model):
+    """The right to do one job (``ingest:<category id>``), held by one owner until it is
+    released or expires. Taken, renewed and released by ``papers.leases``, each in one
+    statement on the database's clock, so it works through a transaction pooler and across
+    machines; a worker that dies holding one simply stops renewing it."""
+
+    name = models.CharField(max_length=200, primary_key=True)
+    owner = models.CharField(max_length=200, help_text="host:pid:token of the holder")
+    taken_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} held by {self.owner} until {self.expires_at:%H:%M:%S}"

@@ -82,18 +82,27 @@ def atomic_with_retries(work: Callable[[], T], *, statement: bool = False) -> T:
 Constant = int | str | date | None
 
 
+def may_prepare(using: BaseDatabaseWrapper | None = None) -> bool:
+    """Whether statements may be prepared on the server: not with ``DATABASE_PREPARE_THRESHOLD``
+    empty (the default behind a transaction pooler, where the next statement may reach a server
+    connection that never saw the PREPARE: "prepared statement "_pg3_0" does not exist")."""
+    return (using or connection).settings_dict["OPTIONS"].get("prepare_threshold") is not None
+
+
 def prepared_row(
     sql: str, params: Sequence[object], *, using: BaseDatabaseWrapper | None = None
 ) -> tuple | None:
-    """One row of a fixed statement, run as a prepared statement on Django's connection (or
-    ``using``; in its transaction, if any). Django's cursors bind parameters on the client, so
-    Postgres would parse and plan the statement afresh each time; a server-side-binding psycopg
-    cursor lets it keep the plan. Errors are wrapped as Django wraps them."""
+    """One row of a fixed statement on Django's connection (or ``using``; in its transaction,
+    if any), prepared where the connection may keep one (``may_prepare``), else bound on the
+    server without a name, which any pooler passes through. Django's cursors bind parameters on
+    the client, so Postgres would parse and plan the statement afresh each time; a
+    server-side-binding psycopg cursor lets it keep the plan. Errors are wrapped as Django
+    wraps them."""
     using = using or connection
     using.close_if_health_check_failed()
     using.ensure_connection()
     with using.wrap_database_errors, psycopg.Cursor(using.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
+        cursor.execute(sql, params, prepare=may_prepare(using))
         return cursor.fetchone()
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 
+import psycopg
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template import loader
@@ -21,7 +22,15 @@ from django.views import defaults
 
 from . import availability
 
-DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+# Django's wrapped errors, and the driver's own where Django does not wrap them: a cursor's
+# close() is not wrapped (utils.CursorWrapper wraps only execute and fetch), and closing a
+# server-side cursor on a connection the pooler dropped raises psycopg's OperationalError as is.
+DATABASE_UNAVAILABLE = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+)
 RETRY_AFTER_SECONDS = 5
 
 

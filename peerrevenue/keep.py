@@ -117,15 +117,11 @@ def _fetch_row(sql: str, params: list[Any]) -> tuple[Any, ...]:
 
     Planning five subqueries costs Postgres about a millisecond, three times what running them
     does, and every page asks it; Django binds parameters on the client, so its cursors are
-    never prepared. Behind a pooler that cannot keep prepared statements
-    (``DATABASE_PREPARE_THRESHOLD`` empty) it is an ordinary query.
+    never prepared. Behind a pooler that cannot keep prepared statements it is not prepared
+    (``prepared_row`` decides, for every caller alike).
     """
     # A reader page's facts come from where its other reads do (peerrevenue.replicas).
     connection = replicas.reading_connection()
-    if connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.fetchone()
     started = time.monotonic()
     row = prepared_row(sql, params, using=connection)
     if connection.queries_logged:  # counted like any other query (tests' query budgets)

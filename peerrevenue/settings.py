@@ -85,6 +85,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: every log line of the request names it, and its time counts in full.
     "peerrevenue.requestlog.RequestIdMiddleware",
+    # /healthz for load balancers, before the rest (no session, redirect or rate limit).
+    "peerrevenue.health.HealthCheckMiddleware",
     "peerrevenue.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "peerrevenue.middleware.ContentSecurityPolicyMiddleware",
@@ -156,14 +158,31 @@ else:
             "CONN_HEALTH_CHECKS": True,
         }
     }
+# "transaction": DATABASE_URL is a pooler in transaction mode (PgBouncer pool_mode=transaction),
+# which may hand each transaction, and each statement outside one, to another server
+# connection. Nothing may then outlive a transaction on the server: no server-side cursors
+# (a WITH HOLD cursor's next FETCH would land elsewhere), no prepared statements (before
+# PgBouncer 1.21), no session state (the ingest lock is a lease row, papers/leases.py).
+DATABASE_POOLER = env.str("DATABASE_POOLER", "")
+if DATABASE_POOLER not in ("", "transaction"):
+    raise ImproperlyConfigured(
+        f'DATABASE_POOLER is "{DATABASE_POOLER}": it must be empty (a direct connection or a '
+        'pooler in session mode) or "transaction".'
+    )
 # Django binds its own queries on the client, so they are never prepared whatever this says;
-# it applies only to market.trading's one server-side-bound statement, which runs thousands of
-# times a connection. Set it empty behind a pooler that cannot keep prepared statements
-# (PgBouncer before 1.21 in transaction mode).
+# it applies only to the statements peerrevenue.db.prepared_row runs (the trade path, a page's
+# facts), thousands of times a connection. Empty: never prepared; the default behind a
+# transaction pooler (set a number there only for PgBouncer 1.21+ with max_prepared_statements).
 DATABASE_PREPARE_THRESHOLD = (
-    env.int("DATABASE_PREPARE_THRESHOLD", 5) if env.str("DATABASE_PREPARE_THRESHOLD", "5") else None
+    env.int("DATABASE_PREPARE_THRESHOLD", 5)
+    if env.str("DATABASE_PREPARE_THRESHOLD", "" if DATABASE_POOLER else "5")
+    else None
 )
 DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = DATABASE_PREPARE_THRESHOLD
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASE_POOLER == "transaction"
+# A server (or pooler) that does not answer fails a request's connection in seconds, as a 503,
+# instead of holding a worker for the system's TCP timeout (minutes).
+DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 3)
 
 # Read replicas, and what an operator watches (peerrevenue/replicas.py, peerrevenue/metrics.py).
 # Each URL of DATABASE_REPLICA_URL is an alias, "replica", "replica2", …: reader GETs read from
@@ -179,6 +198,7 @@ for _number, _url in enumerate(DATABASE_REPLICA_URL, start=1):
         raise ImproperlyConfigured("DATABASE_REPLICA_URL must name PostgreSQL databases.")
     _replica["ENGINE"] = "peerrevenue.postgres"
     _replica["OPTIONS"] = DATABASES["default"]["OPTIONS"] | {"connect_timeout": 2}
+    _replica["DISABLE_SERVER_SIDE_CURSORS"] = DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"]
     _replica["TEST"] = {"MIRROR": "default"}  # tests have one database
     DATABASES["replica" if _number == 1 else f"replica{_number}"] = _replica
 if DATABASE_REPLICA_URL:
@@ -274,29 +294,30 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Every task is bounded, so that the broker's visibility timeout below can outlast any of them.
 # At the soft limit the task gets SoftTimeLimitExceeded: an ingest still waiting on the arXiv
-# API drops the enrichment (a nicety) and stores the feed; at the hard limit the worker process
-# is replaced and the task fails. A big day's ingest (about 1,000 entries, ten throttled API
-# batches) takes two or three minutes; the digests, a few hundred milliseconds a subscriber.
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", 15 * 60)
-CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", 20 * 60)
-# The longest a task waits for a retry: the ingest's fifth retry, 60 s · 2⁴ (jitter only
-# shortens it). Redis has no delayed delivery, so the worker holds the message unacknowledged
-# meanwhile, and that wait counts against the visibility timeout too.
-LONGEST_TASK_RETRY_COUNTDOWN = 16 * 60
-# A task whose worker was killed (a warm shutdown hands tasks back at once) goes back on the
-# queue this many seconds after it was delivered. Shorter than the longest wait plus run and a
-# healthy task would be handed to a second worker while the first still holds it; much longer
-# and a crash at the 21:30 ingest would not be recovered before the 23:30 one. 40 minutes:
-# 16 (countdown) + 20 (hard limit) + 4 to spare. Workers sweep for such messages every
-# interval × throttle seconds (kombu: 10 × 10). (These variables name the broker's transport
-# options, CELERY_<option>; they have no settings of their own.)
+# API drops the enrichment (a nicety) and stores the feed, and the digests go on in a fresh
+# run of their task (nobody gets one twice); at the hard limit the worker process is replaced
+# and the task fails. A big day's ingest (about 1,000 entries, ten throttled API batches)
+# takes two minutes or less; the digests, a few hundred milliseconds a subscriber.
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", 150)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", 180)
+# The longest a task waits for a retry: the ingest's back-off cap, and its wait for a lease
+# (papers/tasks.py). Redis has no delayed delivery, so the worker holds the message
+# unacknowledged meanwhile, and that wait counts against the visibility timeout too.
+LONGEST_TASK_RETRY_COUNTDOWN = 60
+# A task whose worker was killed (SIGKILL, the machine gone; a warm shutdown hands tasks back
+# at once) goes back on the queue this many seconds after it was delivered, and a worker's
+# sweep (every interval × throttle seconds: 10 s) hands it out again: a task is run again
+# within 260 + 10 s of its worker's death, under five minutes. Any shorter than the longest
+# wait plus run, and a healthy task would be handed to a second worker while the first still
+# holds it: 60 (countdown) + 180 (hard limit) + 20 to spare. (These variables name the
+# broker's transport options, CELERY_<option>; they have no settings of their own.)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int(
         "CELERY_VISIBILITY_TIMEOUT",
-        LONGEST_TASK_RETRY_COUNTDOWN + CELERY_TASK_TIME_LIMIT + 4 * 60,
+        LONGEST_TASK_RETRY_COUNTDOWN + CELERY_TASK_TIME_LIMIT + 20,
     ),
     "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", 10),
-    "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", 10),
+    "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", 1),
     # A request that queues work (peerrevenue.queueing) waits this long at most on a broker
     # that accepts connections but never answers; kombu's default is forever. The worker's
     # BRPOP replies within its one-second poll, well inside it.
@@ -315,12 +336,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "daily-pipeline": {
         "task": "accounts.daily.run_daily",
         "schedule": crontab(minute=30, hour=21, day_of_week="sun,mon,tue,wed,thu"),
-        "kwargs": {"last_attempt": False},
+        "kwargs": {"last_attempt": False, "slot": "21:30"},
     },
     "daily-pipeline-last-attempt": {
         "task": "accounts.daily.run_daily",
         "schedule": crontab(minute=30, hour=23, day_of_week="sun,mon,tue,wed,thu"),
-        "kwargs": {"last_attempt": True},
+        "kwargs": {"last_attempt": True, "slot": "23:30"},
     },
     # Every hour: prove the books balance; a violation is logged as an error.
     "check-ledger": {"task": "market.tasks.check_ledger", "schedule": crontab(minute=17)},
@@ -342,6 +363,9 @@ ARXIV_HTTP_RETRIES = env.int("ARXIV_HTTP_RETRIES", 4)
 ARXIV_HTTP_BACKOFF_SECONDS = env.float("ARXIV_HTTP_BACKOFF_SECONDS", 2.0)
 ARXIV_HTTP_MAX_DELAY_SECONDS = env.float("ARXIV_HTTP_MAX_DELAY_SECONDS", 120.0)
 ARXIV_ENRICH = env_bool("ARXIV_ENRICH", default=True)
+# How long an ingest's lease on its category lasts unless renewed (every third of it, while
+# the ingest runs): a worker killed holding it blocks the category this long at most.
+INGEST_LEASE_SECONDS = env.int("INGEST_LEASE_SECONDS", 120)
 # The largest feed or API page read, downloaded or from a file (arXiv's biggest daily feeds are a
 # few MB): past it the ingest refuses the feed rather than read gigabytes into memory.
 ARXIV_MAX_FEED_BYTES = env.int("ARXIV_MAX_FEED_BYTES", 100 * 1024 * 1024)

@@ -196,6 +196,90 @@ class PrivatePostgres:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+class PrivatePgbouncer:
+    """A pgbouncer of the test's own on a free port, in front of the machine's PostgreSQL
+    (127.0.0.1:5432, trust auth), in ``pool_mode``: with a small pool, clients' transactions
+    share and switch server connections, as in production. ``stop()`` kills it (clients see
+    their connections drop, new ones refused), ``start()`` brings it back on the same port.
+    Its configuration and log live in a directory of its own (``remove()`` deletes it); as
+    root it runs as the postgres user, since pgbouncer refuses to run as root."""
+
+    def __init__(
+        self,
+        *,
+        database: str,
+        pool_mode: str = "transaction",
+        pool_size: int = 3,
+        server_host: str = "127.0.0.1",
+        server_port: int = 5432,
+    ) -> None:
+        executable = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+        if not Path(executable).exists():
+            raise RuntimeError("pgbouncer is not installed (scripts/services.sh installs it)")
+        self.command = [executable]
+        self.directory = Path(tempfile.mkdtemp(prefix="pgbouncer-"))
+        if os.geteuid() == 0:
+            import pwd
+
+            postgres = pwd.getpwnam("postgres")
+            os.chown(self.directory, postgres.pw_uid, postgres.pw_gid)
+            self.command += ["-u", "postgres"]
+        self.port = free_port()
+        self.database = database
+        self.process: subprocess.Popen | None = None
+        self.config = self.directory / "pgbouncer.ini"
+        self.config.write_text(
+            "[databases]\n"
+            # auth_type any: every client logs in to the server as postgres, no user list.
+            f"* = host={server_host} port={server_port} user=postgres\n"
+            "[pgbouncer]\n"
+            "listen_addr = 127.0.0.1\n"
+            f"listen_port = {self.port}\n"
+            "unix_socket_dir =\n"
+            "auth_type = any\n"
+            f"pool_mode = {pool_mode}\n"
+            f"default_pool_size = {pool_size}\n"
+            "max_client_conn = 500\n"
+            # Clients connect with these; pgbouncer 1.18 refuses unknown startup parameters.
+            "ignore_startup_parameters = extra_float_digits,options\n"
+            f"logfile = {self.directory / 'pgbouncer.log'}\n"
+        )
+        self.command.append(str(self.config))
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{self.database}"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            self.command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"pgbouncer exited: {self.log()[-2000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError(f"pgbouncer on port {self.port} did not start: {self.log()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def log(self) -> str:
+        path = self.directory / "pgbouncer.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
 def start_gunicorn(
     *,
     env: dict[str, str],

@@ -4,6 +4,7 @@ gone: tests/test_outages.py.)"""
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 from django.db import InterfaceError, OperationalError
 from django.test import Client
@@ -30,6 +31,8 @@ def failing(exc: Exception):
     [
         OperationalError("connection failed: connection to server at 127.0.0.1 refused"),
         InterfaceError("connection already closed"),
+        # Unwrapped, as a server-side cursor's close() raises it when the pooler is gone.
+        psycopg.OperationalError("consuming input failed: server closed the connection"),
     ],
 )
 def test_a_database_outage_answers_503_with_a_human_message(visitor, monkeypatch, exc):

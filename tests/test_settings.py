@@ -86,3 +86,29 @@ def test_empty_values_keep_their_meaning():
         "DATABASE_PREPARE_THRESHOLD": "None",
         "ALLOWED_HOSTS": "['a.example', 'b.example']",
     }
+
+
+def test_behind_a_transaction_pooler_nothing_outlives_a_transaction():
+    """DATABASE_POOLER=transaction: no server-side cursors and, unless asked for (PgBouncer
+    1.21+ keeps prepared statements), no prepared statements."""
+    names = ["DATABASE_POOLER", "DATABASE_PREPARE_THRESHOLD", "DATABASES"]
+    url = "postgres://postgres@127.0.0.1:6432/peerrevenue"
+    pooled = printed(settings_in_a_process(names, DATABASE_URL=url, DATABASE_POOLER="transaction"))
+    assert pooled["DATABASE_PREPARE_THRESHOLD"] == "None"
+    assert "'DISABLE_SERVER_SIDE_CURSORS': True" in pooled["DATABASES"]
+    assert "'prepare_threshold': None" in pooled["DATABASES"]
+    asked = printed(
+        settings_in_a_process(
+            names, DATABASE_URL=url, DATABASE_POOLER="transaction", DATABASE_PREPARE_THRESHOLD="5"
+        )
+    )
+    assert asked["DATABASE_PREPARE_THRESHOLD"] == "5"
+    direct = printed(settings_in_a_process(names, DATABASE_URL=url, DATABASE_POOLER=""))
+    assert direct["DATABASE_PREPARE_THRESHOLD"] == "5"
+    assert "'DISABLE_SERVER_SIDE_CURSORS': False" in direct["DATABASES"]
+
+
+def test_an_unknown_pooler_mode_stops_start_up():
+    result = settings_in_a_process([], DATABASE_POOLER="statement")
+    assert result.returncode != 0
+    assert 'DATABASE_POOLER is "statement"' in result.stderr

@@ -91,6 +91,20 @@ def test_one_digest_covers_every_watched_category_and_a_rerun_sends_nothing(
     assert IngestRun.objects.filter(status="succeeded").count() == 4
 
 
+def test_a_second_beat_firing_the_same_slot_starts_nothing(arxiv, eager, subscriber):
+    """Two beats running by mistake: the slot's run happens once, then the 23:30 one."""
+    arxiv.route("/rss/cs.DC", Reply(200, DC_FEED))
+    arxiv.route("/rss/cs.NI", Reply(200, NI_FEED))
+
+    assert run_daily.delay(slot="21:30").get()
+    assert run_daily.delay(slot="21:30").get() == []
+
+    assert IngestRun.objects.count() == 2 and len(mail.outbox) == 1
+    assert len(arxiv.hits("/rss/cs.DC")) == 1
+    assert run_daily.delay(last_attempt=True, slot="23:30").get()
+    assert IngestRun.objects.count() == 4 and len(mail.outbox) == 1
+
+
 def test_the_digest_waits_for_a_category_whose_day_is_not_in_yet(arxiv, eager, subscriber):
     arxiv.route("/rss/cs.DC", Reply(200, DC_FEED))
     arxiv.route("/rss/cs.NI", Reply(200, NI_FEED_OF_MONDAY))  # not rebuilt yet at 21:30
@@ -132,7 +146,10 @@ def test_beat_starts_the_pipeline_twice_an_announcement_evening():
         for entry in django_settings.CELERY_BEAT_SCHEDULE.values()
         if entry["task"] == "accounts.daily.run_daily"
     )
-    assert runs == [([21], {"last_attempt": False}), ([23], {"last_attempt": True})]
+    assert runs == [
+        ([21], {"last_attempt": False, "slot": "21:30"}),
+        ([23], {"last_attempt": True, "slot": "23:30"}),
+    ]
     assert "papers.tasks.ingest_enabled_categories" not in {
         entry["task"] for entry in django_settings.CELERY_BEAT_SCHEDULE.values()
     }

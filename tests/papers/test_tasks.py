@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import psycopg
+import datetime as dt
+
 import pytest
-from django.db import connection
+from celery.exceptions import SoftTimeLimitExceeded
+from django.utils import timezone
 
 from papers import ingest, tasks
-from papers.models import Category, IngestRun, Listing, Paper
+from papers.models import Category, IngestRun, Lease, Listing, Paper
 from tests.papers.helpers import Reply, fixture_bytes
 
 pytestmark = pytest.mark.django_db
@@ -25,12 +27,14 @@ def test_task_ingests_the_feed(cs_dc, arxiv_server, eager_celery):
 
 
 def test_task_is_configured_to_retry_network_errors_only():
+    """And a minute apart at most: the worker holds a waiting retry unacknowledged, and the
+    broker's visibility timeout (five minutes' recovery after a crash) must outlast it."""
     task = tasks.ingest_category
     assert task.acks_late is True
     # Set from the decorator's options; celery-types does not declare these on Task.
-    assert task.autoretry_for == (ingest.FetchError,)  # type: ignore[attr-defined]
-    assert task.max_retries == 5
-    assert task.retry_backoff and task.retry_backoff_max == 30 * 60  # type: ignore[attr-defined]
+    assert task.autoretry_for == (ingest.FetchError, SoftTimeLimitExceeded)  # type: ignore[attr-defined]
+    assert task.max_retries == 20
+    assert task.retry_backoff and task.retry_backoff_max == 60  # type: ignore[attr-defined]
 
 
 @pytest.fixture
@@ -102,42 +106,64 @@ def test_malformed_feeds_are_not_retried(cs_dc, arxiv_server):
     assert IngestRun.objects.get().status == IngestRun.Status.FAILED
 
 
-def other_connection() -> psycopg.Connection:
-    params = connection.get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    params.pop("prepare_threshold", None)
-    return psycopg.connect(**params, autocommit=True)
+def held_elsewhere(category: Category, *, seconds: float = 60) -> Lease:
+    """Another worker's lease on the category's ingest."""
+    return Lease.objects.create(
+        name=ingest.ingest_lease_name(category.pk),
+        owner="another-host:123:abcdef",
+        taken_at=timezone.now(),
+        expires_at=timezone.now() + dt.timedelta(seconds=seconds),
+    )
 
 
 def test_one_ingest_at_a_time_per_category(cs_dc, arxiv_server):
     arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_new.xml")))
     cs_lg = Category.objects.get(code="cs.LG")
 
-    with other_connection() as other:
-        # Another worker holds cs.DC's ingest lock.
-        other.execute("SELECT pg_advisory_lock(%s, %s)", [ingest._LOCK_NAMESPACE, cs_dc.pk])
-        assert tasks.ingest_category.apply(args=(cs_dc.pk,)).get() is None
-        assert arxiv_server.requests == [] and not IngestRun.objects.exists()
-        # Other categories are not blocked by it.
-        with ingest.ingest_lock(cs_lg.pk) as acquired:
-            assert acquired
-        other.execute("SELECT pg_advisory_unlock(%s, %s)", [ingest._LOCK_NAMESPACE, cs_dc.pk])
+    other = held_elsewhere(cs_dc)
+    assert tasks.ingest_category.apply(args=(cs_dc.pk,)).get() is None
+    assert arxiv_server.requests == [] and not IngestRun.objects.exists()
+    # Other categories are not blocked by it.
+    with ingest.ingest_lock(cs_lg.pk) as acquired:
+        assert acquired
+    other.delete()
 
     assert tasks.ingest_category.apply(args=(cs_dc.pk,)).get() is not None
     assert IngestRun.objects.get().status == IngestRun.Status.SUCCEEDED
 
 
-def test_the_lock_is_released_after_a_failure(cs_dc, arxiv_server):
+def test_a_dead_workers_lease_expires_and_the_next_run_ingests(cs_dc, arxiv_server):
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_new.xml")))
+    held_elsewhere(cs_dc, seconds=-1)  # its holder stopped renewing it a second ago
+
+    assert tasks.ingest_category.apply(args=(cs_dc.pk,)).get() is not None
+    assert IngestRun.objects.get().status == IngestRun.Status.SUCCEEDED
+    assert not Lease.objects.exists()  # released by its new owner
+
+
+def test_the_lease_is_released_after_a_failure(cs_dc, arxiv_server):
     arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("malformed.xml")))
     with pytest.raises(ingest.IngestError):
         tasks.ingest_category.apply(args=(cs_dc.pk,), throw=True)
 
-    with other_connection() as other:
-        row = other.execute(
-            "SELECT pg_try_advisory_lock(%s, %s)", [ingest._LOCK_NAMESPACE, cs_dc.pk]
-        ).fetchone()
-        assert row == (True,)
+    assert not Lease.objects.exists()
+    with ingest.ingest_lock(cs_dc.pk) as acquired:
+        assert acquired
+
+
+def test_a_feed_ingested_since_the_task_was_queued_is_not_ingested_again(cs_dc, arxiv_server):
+    """A duplicate of the day's message (a second beat, a redelivery) finds the first one's
+    run and returns it."""
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_new.xml")))
+    queued = timezone.now().isoformat()
+    first = tasks.ingest_category.apply(args=(cs_dc.pk,), kwargs={"queued_at": queued}).get()
+    again = tasks.ingest_category.apply(args=(cs_dc.pk,), kwargs={"queued_at": queued}).get()
+
+    assert again == first
+    assert len(arxiv_server.hits("/rss/cs.DC")) == 1
+    # Queued after that run (the 23:30 attempt), it ingests the feed again.
+    later = tasks.ingest_category.apply(args=(cs_dc.pk,)).get()
+    assert later != first and IngestRun.objects.filter(status="succeeded").count() == 2
 
 
 def test_enabled_categories_each_get_a_task(cs_dc, monkeypatch):
