@@ -108,6 +108,7 @@ def trader(request: HttpRequest, username: str) -> HttpResponse:
         "trader": person,
         "is_owner": request.user.is_authenticated and request.user.pk == person.pk,
         "public": traders.is_public(person),
+        "demo": traders.is_demo(person),
         "chart": chart,
         "nav": "leaderboard",
     }

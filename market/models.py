@@ -270,6 +270,11 @@ class Account(models.Model):
     shard = models.PositiveSmallIntegerField(
         default=0, help_text="Which row of a sharded system account (fees); 0 otherwise."
     )
+    # The sample's made-up traders (market.demo), marked wherever traders are listed so that
+    # nobody takes their trades for people's.
+    demo = models.BooleanField(
+        default=False, editable=False, help_text="A demo trader of the local sample market."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AccountQuerySet.as_manager()
