@@ -47,7 +47,13 @@ DEMO_TRADERS: tuple[tuple[str, str], ...] = (
 
 # Each trader's favourite terms (phrases of the starter set); picks outside it are random.
 FAVOURITES: dict[str, tuple[str, ...]] = {
-    "demo-ada": ("LLM inference", "KV cache", "GPU", "speculative decoding", "LLM"),
+    "demo-ada": (
+        "LLM inference",
+        "KV cache",
+        "GPU",
+        "speculative decoding",
+        "large language model",
+    ),
     "demo-grace": ("scheduling", "serverless", "RDMA", "HPC", "Kubernetes", "cloud"),
     "demo-leslie": ("consensus", "Byzantine", "Raft", "replication", "state machine replication"),
     "demo-barbara": ("GPU", "federated learning", "energy efficiency", "edge computing", "MPI"),
