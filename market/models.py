@@ -26,7 +26,7 @@ DEFAULT_P0 = 1_000_000  # the first share costs one credit
 DEFAULT_K = 10_000  # and each further share 0.01 credit more
 
 # The URL names of a term's own pages, each taking the slug.
-TERM_PAGES = ("term", "quote", "quote_json", "trade")
+TERM_PAGES = ("term", "quote", "quote_json", "offer_json", "trade")
 
 
 def slug_is_reserved(slug: str) -> bool:

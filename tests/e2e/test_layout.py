@@ -175,7 +175,7 @@ def test_a_tap_on_a_phone_opens_the_popover_instead_of_leaving(browser, live_ser
         word.tap()
         page.locator(".term-pop").get_by_text("credits a share").wait_for()
         assert page.url.endswith("/list/cs.DC/")
-        page.locator(".term-pop a").tap()
+        page.locator(".term-pop a.term-pop__link").tap()
         page.wait_for_url("**/market/raft/")
     finally:
         context.close()
