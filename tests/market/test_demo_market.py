@@ -82,3 +82,29 @@ def test_no_demo_in_production(settings, cs_dc, django_capture_on_commit_callbac
     assert not Account.objects.filter(demo=True).exists()
     assert not Trade.objects.exists()
     assert not LedgerTransaction.objects.filter(kind="dividend").exists()
+
+
+def test_the_popover_quote_is_the_readers_own_and_never_kept(client, trader, password, db):
+    term = Term.objects.create(phrase="KV cache")
+    signed_out = client.get(f"/market/{term.slug}/offer.json?next=/list/cs.DC/").json()
+    assert not signed_out["signed_in"] and "offers" not in signed_out
+    assert signed_out["start"]["signup"] == "/accounts/signup/?next=%2Flist%2Fcs.DC%2F"
+    client.login(username=trader.username, password=password)
+    response = client.get(f"/market/{term.slug}/offer.json?next=//evil.example/")
+    assert response["Cache-Control"] == "no-store"
+    data = response.json()
+    assert [(o["side"], o["shares"]) for o in data["offers"]] == [
+        ("buy", 1),
+        ("buy", 3),
+        ("buy", 10),
+    ]
+    assert data["next"] == ""  # another site's address is not a way back
+    three = data["offers"][1]
+    posted = client.post(
+        data["trade_url"],
+        {k: three[k] for k in ("side", "shares", "limit", "key")} | {"next": "/list/cs.DC/"},
+    )
+    assert posted.status_code == 302 and posted["Location"] == "/list/cs.DC/"
+    term.refresh_from_db()
+    assert term.supply == 3
+    assert check_ledger().ok
