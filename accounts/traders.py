@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 
 from market import networth, stats
-from market.models import Trade
+from market.models import Account, Trade
 
 from .models import Preferences
 
@@ -38,6 +38,11 @@ def find_trader(username: str):
 def is_public(user) -> bool:
     preferences = Preferences.objects.filter(user=user).values("public_trader_page").first()
     return preferences is None or preferences["public_trader_page"]
+
+
+def is_demo(user) -> bool:
+    """Whether this is one of the sample market's made-up traders (market.demo)."""
+    return Account.objects.filter(user=user, demo=True).exists()
 
 
 def can_see(*, trader, viewer) -> bool:

@@ -10,6 +10,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.debug import sensitive_post_parameters
 
 from market import networth, trend_charts
+from peerrevenue.redirects import safe_next
 
 from . import traders
 from .forms import PreferencesForm, SignupForm
@@ -66,17 +67,19 @@ class RateLimitedPasswordResetView(PasswordResetView):
 
 @sensitive_post_parameters("password1", "password2")
 def signup(request: HttpRequest) -> HttpResponse:
+    back = safe_next(request)
     if request.user.is_authenticated:
-        return redirect(first_page_for_new_user())
+        return redirect(back or first_page_for_new_user())
     form = SignupForm(request.POST if request.method == "POST" else None)
+    context = {"form": form, "next": back}
     if request.method == "POST":
         if signup_limited(request):
             form.add_error(None, TOO_MANY_ATTEMPTS)
-            return render(request, "registration/signup.html", {"form": form}, status=429)
+            return render(request, "registration/signup.html", context, status=429)
         if form.is_valid() and (user := form.create_user()) is not None:
             login(request, user, backend="accounts.backends.UserBackend")
-            return redirect(first_page_for_new_user())
-    return render(request, "registration/signup.html", {"form": form})
+            return redirect(back or first_page_for_new_user())
+    return render(request, "registration/signup.html", context)
 
 
 @login_required
@@ -108,6 +111,7 @@ def trader(request: HttpRequest, username: str) -> HttpResponse:
         "trader": person,
         "is_owner": request.user.is_authenticated and request.user.pk == person.pk,
         "public": traders.is_public(person),
+        "demo": traders.is_demo(person),
         "chart": chart,
         "nav": "leaderboard",
     }

@@ -111,8 +111,16 @@ def _trend(first: int, last: int) -> str:
     return "up" if last > first else "down" if last < first else "flat"
 
 
-def nice_ticks(low: int, high: int, *, target: int = 4) -> tuple[int, int, list[int]]:
-    """Round tick values (1, 2 or 5 × 10ⁿ µ¢ apart) covering ``low..high``.
+# The axes label credits with two decimals: ticks closer than 0.01 credit would print the same
+# label twice (1.02, 1.02, 1.01, …).
+LABEL_STEP = 10_000
+
+
+def nice_ticks(
+    low: int, high: int, *, target: int = 4, min_step: int = LABEL_STEP
+) -> tuple[int, int, list[int]]:
+    """Round tick values (1, 2 or 5 × 10ⁿ µ¢ apart, and at least ``min_step``) covering
+    ``low..high``, so that every label, written to two decimals, is distinct.
 
     Returns (axis low, axis high, ticks); a flat range is widened a little so it has height.
     """
@@ -121,7 +129,7 @@ def nice_ticks(low: int, high: int, *, target: int = 4) -> tuple[int, int, list[
     if high == low:
         pad = max(high // 20, 1)
         low, high = max(low - pad, 0), high + pad
-    raw = max(-(-(high - low) // target), 1)
+    raw = max(-(-(high - low) // target), min_step, 1)
     magnitude = 10 ** (len(str(raw)) - 1)
     step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
     axis_low = low // step * step

@@ -26,7 +26,7 @@ DEFAULT_P0 = 1_000_000  # the first share costs one credit
 DEFAULT_K = 10_000  # and each further share 0.01 credit more
 
 # The URL names of a term's own pages, each taking the slug.
-TERM_PAGES = ("term", "quote", "quote_json", "trade")
+TERM_PAGES = ("term", "quote", "quote_json", "offer_json", "trade")
 
 
 def slug_is_reserved(slug: str) -> bool:
@@ -269,6 +269,11 @@ class Account(models.Model):
     cash = models.BigIntegerField("cash (µ¢)", default=0)
     shard = models.PositiveSmallIntegerField(
         default=0, help_text="Which row of a sharded system account (fees); 0 otherwise."
+    )
+    # The sample's made-up traders (market.demo), marked wherever traders are listed so that
+    # nobody takes their trades for people's.
+    demo = models.BooleanField(
+        default=False, editable=False, help_text="A demo trader of the local sample market."
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -187,7 +187,7 @@ def mention_trend_chart(
     if not weeks:
         raise ValueError("a mention trend needs at least one week")
     counts = [w.papers for w in weeks]
-    _, high, ticks = nice_ticks(0, max(max(counts), 1), target=3)
+    _, high, ticks = nice_ticks(0, max(max(counts), 1), target=3, min_step=1)
     left = _left_margin([f"{tick:,}" for tick in ticks])
     plot_w, plot_h = WIDTH - left - RIGHT, HEIGHT - TOP - BOTTOM
     slot = plot_w / len(weeks)

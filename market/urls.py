@@ -13,6 +13,7 @@ urlpatterns = [
     path("market/<slug:slug>/", views.term_detail, name="term"),
     path("market/<slug:slug>/quote/", views.quote, name="quote"),
     path("market/<slug:slug>/quote.json", views.quote_json, name="quote_json"),
+    path("market/<slug:slug>/offer.json", views.offer_json, name="offer_json"),
     path("market/<slug:slug>/trade/", views.trade, name="trade"),
     path("portfolio/", views.portfolio, name="portfolio"),
     path("leaderboard/", views.leaderboard, name="leaderboard"),

@@ -21,16 +21,19 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from peerrevenue import keep, metrics
 from peerrevenue.pagination import page_of, paginate
 from peerrevenue.ratelimit import client_address, is_limited
+from peerrevenue.redirects import safe_next
 
 from . import charts, curve, networth, stats, trading, trend_charts, trends
 from .cash import cash_and_holding
@@ -513,6 +516,100 @@ def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
     )
 
 
+# The sizes a highlighted word's popover offers to buy (and, up to what is held, to sell).
+POPOVER_SHARES = (1, 3, 10)
+
+
+def _offer(term: Term, *, side: str, shares: int, user) -> dict | None:
+    """One button of the popover: the live quote and what its confirm form posts."""
+    try:
+        q = trading.quote(term=term, side=side, shares=shares, user=user)
+    except trading.TradeError:
+        return None
+    buying = side == Trade.Side.BUY
+    verb = "Buy" if buying else "Sell"
+    unit = "share" if shares == 1 else "shares"
+    fee = format_credits(q.fee, places=4)
+    return {
+        "side": side,
+        "shares": shares,
+        "total": q.total,
+        "fee": q.fee,
+        # The confirm trades at most at the price shown: a move in between is refused, not paid.
+        "limit": q.total,
+        "key": uuid.uuid4().hex,
+        "problem": q.problem,
+        "text": {
+            "button": f"{verb} {shares}",
+            # The button's figure; its accessible name says "credits".
+            "total": format_credits(q.total).removesuffix(" credits"),
+            "label": f"{verb} {shares} {unit} for {format_credits(q.total)}"
+            if buying
+            else f"{verb} {shares} {unit}, receive {format_credits(q.total)}",
+            "detail": f"{shares} {unit} at {format_credits(q.average_price, places=4)} on "
+            f"average, fee {fee}: {'you pay' if buying else 'you receive'} "
+            f"{format_credits(q.total)}",
+        },
+    }
+
+
+@require_GET
+def offer_json(request: HttpRequest, slug: str) -> JsonResponse:
+    """What a highlighted word's popover shows (static/js/terms.js): the term's live price and,
+    for a signed-in trader, buttons that buy or sell a few shares at a live quote in one
+    confirm. Asked on each opening, never kept: it is the reader's own (cash, holding, CSRF)."""
+    who = f"user:{request.user.pk}" if request.user.is_authenticated else client_address(request)
+    if is_limited(
+        "quote",
+        who,
+        limit=settings.RATELIMIT_QUOTES_PER_WINDOW,
+        window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
+    ):
+        message = QUOTING_TOO_FAST.format(
+            limit=settings.RATELIMIT_QUOTES_PER_WINDOW,
+            minutes=max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1),
+        )
+        return _json({"ok": False, "error": message}, status=429)
+    term = _get_term(slug)
+    ticker = current_tickers(request).get(term.pk)
+    back = safe_next(request)
+    data: dict = {
+        "ok": True,
+        "phrase": term.phrase,
+        "url": term.get_absolute_url(),
+        "price": format_credits(term.price),
+        "change": f"{ticker.change_text.replace('-', MINUS)} today" if ticker else "",
+        "trend": trend(ticker.change_bp) if ticker else "flat",
+        "tradable": term.is_tradable,
+        "signed_in": request.user.is_authenticated,
+    }
+    if not request.user.is_authenticated:
+        query = f"?{urlencode({'next': back})}" if back else ""
+        login, signup = reverse("login") + query, reverse("signup") + query
+        data["start"] = {
+            "text": f"Log in or sign up to trade “{term.phrase}”: new traders get "
+            f"{format_credits(settings.MARKET_STARTING_GRANT)} of play money.",
+            "login": login,
+            "signup": signup,
+        }
+        return _json(data)
+    cash, held = cash_and_holding(user=request.user, term_id=term.pk)
+    data["held"] = f"You hold {format_shares(held)}" if held else "You hold none"
+    data["cash"] = f"cash {format_credits(cash)}"
+    offers = []
+    if term.is_tradable:
+        for shares in POPOVER_SHARES:
+            offers.append(_offer(term, side=Trade.Side.BUY, shares=shares, user=request.user))
+        sizes = [n for n in POPOVER_SHARES if n < held] + ([held] if held else [])
+        for shares in sizes[:3]:
+            offers.append(_offer(term, side=Trade.Side.SELL, shares=shares, user=request.user))
+    data["offers"] = [offer for offer in offers if offer is not None]
+    data["trade_url"] = reverse("market:trade", args=[term.slug])
+    data["next"] = back
+    data["csrf"] = get_token(request)
+    return _json(data)
+
+
 def _json(data: dict, *, status: int = 200) -> JsonResponse:
     response = JsonResponse(data, status=status)
     response["Cache-Control"] = "no-store"
@@ -585,7 +682,8 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
         )
     metrics.TRADES.labels(data["side"]).inc()
     messages.success(request, trade_message(done))
-    return redirect(done.term)
+    # From a highlighted word's popover: back to the page the word is on.
+    return redirect(safe_next(request) or done.term)
 
 
 # Portfolio and leaderboard -----------------------------------------------------------------

@@ -30,9 +30,10 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from papers import leases
+from papers.arxiv.api import parse_api
 from papers.arxiv.client import fetch, fetch_api, too_large
 from papers.arxiv.documents import parse_feed
-from papers.arxiv.enrichment import enrich_or_fail, enrich_quietly
+from papers.arxiv.enrichment import enrich_or_fail, enrich_quietly, merge_found
 from papers.arxiv.errors import FetchError, IngestError
 from papers.arxiv.fields import clean
 from papers.arxiv.queries import page_params, submitted_between
@@ -369,6 +370,7 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
             ],
             ignore_conflicts=True,
         )
+    _date_versions(plan.papers.values())
     if plan.listings:
         # The unique constraint (category, paper, date) keeps a re-run idempotent even against
         # a concurrent ingest of the same category (which the ingest lock normally prevents).
@@ -386,6 +388,29 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
             ignore_conflicts=True,
         )
     return plan.counts, plan.dates
+
+
+def _date_versions(papers) -> None:
+    """Date the versions the API dates: the first version by the paper's first submission,
+    the current one by its last revision. One statement for the feed, and it writes only the
+    rows whose date is missing or differs, so a re-run writes nothing (and moves no stamp)."""
+    rows: list[tuple[int, int, dt.datetime]] = []
+    for paper in papers:
+        if paper.submitted_at is not None:
+            rows.append((paper.pk, 1, paper.submitted_at))
+        if paper.updated_at is not None and paper.version > 1:
+            rows.append((paper.pk, paper.version, paper.updated_at))
+    if not rows:
+        return
+    table = connection.ops.quote_name(PaperVersion._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} AS v SET submitted_at = d.at"  # noqa: S608 - the table name only
+            " FROM unnest(%s::bigint[], %s::integer[], %s::timestamptz[]) AS d(paper, n, at)"
+            " WHERE v.paper_id = d.paper AND v.number = d.n"
+            " AND v.submitted_at IS DISTINCT FROM d.at",
+            [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]],
+        )
 
 
 def _announce(*, category: Category, date: dt.date) -> None:
@@ -470,19 +495,31 @@ def ingest_feed(
     return run
 
 
+def _read(file: str | Path) -> bytes:
+    try:
+        size = Path(file).stat().st_size
+        if size > settings.ARXIV_MAX_FEED_BYTES:
+            raise too_large(str(file), f"{size:,} bytes")
+        return Path(file).read_bytes()
+    except OSError as exc:
+        raise IngestError(f"Cannot read {file}: {exc.strerror or exc}") from exc
+
+
 def ingest_category(
     *,
     category: Category,
     file: str | Path | None = None,
     date: dt.date | None = None,
     enrich: bool | None = None,
+    enrich_file: str | Path | None = None,
 ) -> IngestRun:
     """Fetch (or read `file`), parse, enrich and store a category's feed; returns the run.
 
     `enrich`: None (the default) completes a fetched feed from the arXiv API when it can (a
     nicety: if the API fails, the feed is stored as it is) unless ARXIV_ENRICH is off, and
     never a file, which is read offline; True completes either, and fails the ingest if the API
-    cannot be reached, since it was asked for; False never.
+    cannot be reached, since it was asked for; False never. `enrich_file`: an arXiv API answer
+    saved in a file, which completes the feed offline the same way (the bundled sample).
 
     Every failure (network, parse, write) leaves a failed `IngestRun` and raises `IngestError`
     (`FetchError` when retrying later may help).
@@ -493,17 +530,10 @@ def ingest_category(
         source = settings.ARXIV_RSS_URL.format(category=category.code)
     run = IngestRun.objects.create(category=category, source=source[:500], date=date)
     try:
-        if file is not None:
-            try:
-                size = Path(file).stat().st_size
-                if size > settings.ARXIV_MAX_FEED_BYTES:
-                    raise too_large(str(file), f"{size:,} bytes")
-                content = Path(file).read_bytes()
-            except OSError as exc:
-                raise IngestError(f"Cannot read {file}: {exc.strerror or exc}") from exc
-        else:
-            content = fetch(source)
+        content = _read(file) if file is not None else fetch(source)
         parsed = parse_feed(content, date=date)
+        if enrich_file is not None:
+            merge_found(parsed, parse_api(_read(enrich_file)).entries)
         if enrich:
             enrich_or_fail(parsed)
     except Exception as exc:

@@ -340,6 +340,26 @@ class Paper(models.Model):
         self.typesetter_version = TYPESETTER_VERSION
         self._typeset_from = self._tex_source()
 
+    def version_history(self, versions: Iterable[PaperVersion]) -> list[SimpleNamespace]:
+        """Every version from v1 to the current one, oldest first, as arXiv's abstract page
+        lists them: ``number``, ``submitted_at`` (None when unknown), ``current``, and
+        ``title`` when that version's title differs from the current one."""
+        stored = {version.number: version for version in versions}
+        known = {1: self.submitted_at, self.version: self.updated_at or None}
+        if self.version == 1:
+            known[1] = self.submitted_at or self.updated_at
+        history = []
+        for number in range(1, self.version + 1):
+            version = stored.get(number)
+            at = version.submitted_at if version and version.submitted_at else known.get(number)
+            title = version.title if version and version.title != self.title else ""
+            history.append(
+                SimpleNamespace(
+                    number=number, submitted_at=at, current=number == self.version, title=title
+                )
+            )
+        return history
+
     @property
     def arxiv_abs_url(self) -> str:
         return f"https://arxiv.org/abs/{self.arxiv_id}"
@@ -417,6 +437,10 @@ class PaperVersion(models.Model):
     number = models.PositiveIntegerField()
     title = models.TextField()
     abstract = models.TextField(blank=True)
+    # When arXiv received this version, as far as we know it: the API tells the first
+    # version's date and the current one's (papers.ingest); a version in between, seen by
+    # neither, has none.
+    submitted_at = models.DateTimeField(null=True, blank=True)
     seen_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from types import SimpleNamespace
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -18,6 +19,7 @@ from peerrevenue.pagination import page_of, paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
 from . import days, entries, streams
+from .categories import CS_CATEGORIES
 from .models import Category, Paper
 
 PAPERS_PER_PAGE = 30
@@ -194,10 +196,23 @@ def _paper_piece(*, arxiv_id: str, facts: keep.Facts) -> keep.Piece:
     context = {
         "paper": paper,
         "listings": listings,
-        "versions": paper.versions.all(),
+        "versions": paper.version_history(paper.versions.all()),
+        "subjects": subjects_of(paper),
     }
     paper_html = keep.render_piece("papers/_paper.html", context, facts=facts)
     return keep.Piece(paper_html, {"title": paper.title_text or paper.title})
+
+
+def subjects_of(paper: Paper) -> list[SimpleNamespace]:
+    """The paper's categories, primary first, each with its name where the site knows it
+    (``code``, ``name``, ``primary``), as arXiv's abstract page lists its subjects."""
+    codes = [code for code in dict.fromkeys([paper.primary_category, *paper.categories]) if code]
+    names = dict(CS_CATEGORIES)
+    names.update(Category.objects.filter(code__in=codes).values_list("code", "name"))
+    return [
+        SimpleNamespace(code=code, name=names.get(code, ""), primary=code == paper.primary_category)
+        for code in codes
+    ]
 
 
 def paper_version_redirect(request: HttpRequest, arxiv_id: str) -> HttpResponse:

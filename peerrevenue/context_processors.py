@@ -26,6 +26,7 @@ def _frame_links() -> dict[str, str]:
         "market": _address("market:index"),
         "watching": _address("papers:watching"),
         "portfolio": _address("market:portfolio") or _address("preferences"),
+        "saved_searches": _address("saved_searches"),
         "preferences": _address("preferences"),
         "logout": _address("logout"),
         "login": _address("login"),

@@ -18,16 +18,25 @@ def enrich(parsed: ParsedFeed, *, batch_size: int = 100) -> int:
     """Complete the feed's entries from the arXiv API, by id, one throttled request per batch of
     ≤100 ids; returns how many matched."""
     enriched = 0
-    by_id = {entry.arxiv_id: index for index, entry in enumerate(parsed.entries)}
-    ids = list(by_id)
+    ids = list(dict.fromkeys(entry.arxiv_id for entry in parsed.entries))
     for start in range(0, len(ids), batch_size):
         batch = ids[start : start + batch_size]
-        for found in fetch_api(page_params(by_ids(batch), start=0, size=len(batch))).entries:
-            index = by_id.get(found.arxiv_id)
-            if index is None:
-                continue
-            parsed.entries[index] = _merge(parsed.entries[index], found)
-            enriched += 1
+        found = fetch_api(page_params(by_ids(batch), start=0, size=len(batch))).entries
+        enriched += merge_found(parsed, found)
+    return enriched
+
+
+def merge_found(parsed: ParsedFeed, found: list[ParsedEntry]) -> int:
+    """Complete the feed's entries with the API entries ``found`` (by id); returns how many
+    matched. Shared by the API and by an API answer read from a file (the offline sample)."""
+    by_id = {entry.arxiv_id: index for index, entry in enumerate(parsed.entries)}
+    enriched = 0
+    for entry in found:
+        index = by_id.get(entry.arxiv_id)
+        if index is None:
+            continue
+        parsed.entries[index] = _merge(parsed.entries[index], entry)
+        enriched += 1
     return enriched
 
 

@@ -1,4 +1,5 @@
 import datetime as dt
+import re
 
 from django import template
 from django.urls import reverse
@@ -24,6 +25,26 @@ def short_day(day: dt.date) -> str:
     if day.year == timezone.localdate().year:
         return format_date(day, "D j M")
     return format_date(day, "D j M Y")
+
+
+_CREATIVE_COMMONS = re.compile(
+    r"creativecommons\.org/(?P<kind>licenses|publicdomain)/(?P<terms>[a-z-]+)/(?P<version>\d+\.\d+)",
+    re.IGNORECASE,
+)
+
+
+@register.filter
+def licence_name(url: str) -> str:
+    """A licence's usual name (`CC BY 4.0`, `arXiv's non-exclusive licence`), from the address
+    arXiv gives; the address itself when it is none of those."""
+    found = _CREATIVE_COMMONS.search(url or "")
+    if found:
+        if found["kind"].lower() == "publicdomain":
+            return f"CC0 {found['version']}"
+        return f"CC {found['terms'].upper()} {found['version']}"
+    if "arxiv.org/licenses/nonexclusive-distrib" in (url or ""):
+        return "arXiv's perpetual, non-exclusive licence to distribute"
+    return url
 
 
 @register.filter(name="author_link")

@@ -1,11 +1,17 @@
 // Highlighted words: a small popover with the term's price, day change and a link to trade it,
-// on hover, keyboard focus and tap; and no keyboard focus for words hidden in a shortened
-// abstract.
+// on hover, keyboard focus and tap; for a signed-in trader, buttons that buy (or sell) a few
+// shares at the live quote in one confirm; and no keyboard focus for words hidden in a
+// shortened abstract.
 //
 // Progressive enhancement: without this file every highlighted word is a plain link to its
-// term's page. Prices come from /market/tickers.json, asked for once, on the first word a
-// reader points at, and are set with textContent, never as HTML. A file of its own because the
-// Content-Security-Policy allows no inline script.
+// term's page, where the trade form works without script. Prices come from
+// /market/tickers.json, asked for once, on the first word a reader points at; the trader's
+// quotes from /market/<slug>/offer.json, asked for on every opening (they are the reader's own
+// and live, so no page holds them). Everything is set with textContent, never as HTML. A file
+// of its own because the Content-Security-Policy allows no inline script.
+//
+// Keyboard: a word's popover opens on focus; Tab from the word goes into the popover's buttons,
+// Tab from its last control on to what follows the word, Escape back to the word.
 (function () {
   "use strict";
 
@@ -16,6 +22,8 @@
   var hideTimer = null;
   var lastPointer = "mouse";
   var tapWasOpen = false;
+  var offers = {};  // slug → the last offer.json answer, for the popover open now
+  var asking = null;
 
   function slugOf(link) {
     var match = /\/market\/([^/]+)\/$/.exec(link.getAttribute("href") || "");
@@ -36,7 +44,8 @@
     pop = document.createElement("div");
     pop.id = "term-popover";
     pop.className = "term-pop";
-    pop.setAttribute("role", "tooltip");
+    // A dialog, not a tooltip: for a trader it holds buttons.
+    pop.setAttribute("role", "dialog");
     pop.hidden = true;
     pop.addEventListener("mouseenter", function () { clearTimeout(hideTimer); });
     pop.addEventListener("mouseleave", scheduleHide);
@@ -56,12 +65,120 @@
     return p;
   }
 
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) {
+      node.className = className;
+    }
+    if (text !== undefined) {
+      node.textContent = text;
+    }
+    return node;
+  }
+
+  function hidden(form, name, value) {
+    var input = element("input");
+    input.type = "hidden";
+    input.name = name;
+    input.value = String(value);
+    form.appendChild(input);
+  }
+
+  // One confirm: a form that posts exactly the quoted order, with the quoted total as its limit.
+  function offerForm(data, offer, detail) {
+    var form = element("form", "term-pop__offer");
+    form.method = "post";
+    form.action = data.trade_url;
+    hidden(form, "csrfmiddlewaretoken", data.csrf);
+    hidden(form, "side", offer.side);
+    hidden(form, "shares", offer.shares);
+    hidden(form, "limit", offer.limit);
+    hidden(form, "key", offer.key);
+    if (data.next) {
+      hidden(form, "next", data.next);
+    }
+    var button = element("button", "term-pop__button term-pop__button--" + offer.side);
+    button.type = "submit";
+    button.appendChild(element("span", "term-pop__verb", offer.text.button));
+    button.appendChild(element("span", "term-pop__total", offer.text.total));
+    button.setAttribute("aria-label", offer.text.label);
+    button.setAttribute("data-detail", offer.problem || offer.text.detail);
+    if (offer.problem) {
+      button.disabled = true;
+    }
+    function explain() {
+      detail.textContent = button.getAttribute("data-detail");
+    }
+    button.addEventListener("mouseenter", explain);
+    button.addEventListener("focus", explain);
+    form.addEventListener("submit", function (event) {
+      if (form.getAttribute("data-sent")) {
+        event.preventDefault();  // the first click is on its way; a second is not a trade
+        return;
+      }
+      form.setAttribute("data-sent", "1");
+      detail.textContent = "Placing the order…";
+    });
+    form.appendChild(button);
+    return form;
+  }
+
+  function tradeBox(data) {
+    var box = element("div", "term-pop__trade");
+    if (!data.signed_in) {
+      var start = element("p", "term-pop__start", data.start.text + " ");
+      var login = element("a", "", "Log in");
+      login.href = data.start.login;
+      var signup = element("a", "", "sign up");
+      signup.href = data.start.signup;
+      start.appendChild(login);
+      start.appendChild(document.createTextNode(" or "));
+      start.appendChild(signup);
+      start.appendChild(document.createTextNode("."));
+      box.appendChild(start);
+      return box;
+    }
+    box.appendChild(element("p", "term-pop__held", data.held + " · " + data.cash));
+    if (!data.offers.length) {
+      return box;
+    }
+    var detail = element("p", "term-pop__detail");
+    detail.setAttribute("aria-live", "polite");
+    ["buy", "sell"].forEach(function (side) {
+      var mine = data.offers.filter(function (offer) { return offer.side === side; });
+      if (!mine.length) {
+        return;
+      }
+      var row = element("div", "term-pop__offers");
+      row.setAttribute("role", "group");
+      row.setAttribute("aria-label", side === "buy" ? "Buy shares" : "Sell shares");
+      mine.forEach(function (offer) {
+        row.appendChild(offerForm(data, offer, detail));
+      });
+      box.appendChild(row);
+    });
+    // Until a button is pointed at, the quote of the middle-sized buy says what they mean.
+    var shown = data.offers[Math.min(1, data.offers.length - 1)];
+    detail.textContent = shown.problem || shown.text.detail;
+    box.appendChild(detail);
+    box.appendChild(element("p", "term-pop__fine", "Totals include the fee. One click trades."));
+    return box;
+  }
+
   function fill(link) {
     var slug = slugOf(link);
     var ticker = tickers && slug ? tickers[slug] : null;
+    var data = slug ? offers[slug] : null;
+    var phrase = data ? data.phrase : ticker ? ticker.phrase : link.textContent;
     pop.textContent = "";
-    line("term-pop__phrase", ticker ? ticker.phrase : link.textContent);
-    if (ticker) {
+    pop.setAttribute("aria-label", phrase);
+    line("term-pop__phrase", phrase);
+    if (data) {
+      line("term-pop__price", data.price + " a share");
+      if (data.change) {
+        line("term-pop__change change change--" + data.trend, data.change);
+      }
+    } else if (ticker) {
       line("term-pop__price", ticker.price + " a share");
       line("term-pop__change change change--" + ticker.trend, ticker.change);
     } else if (tickers) {
@@ -69,11 +186,67 @@
     } else {
       line("term-pop__price", "Loading the price…");
     }
+    if (data && data.tradable) {
+      pop.appendChild(tradeBox(data));
+    }
     var trade = document.createElement("a");
     trade.className = "term-pop__link";
     trade.href = link.getAttribute("href");
-    trade.textContent = "Trade “" + (ticker ? ticker.phrase : link.textContent) + "” →";
+    trade.textContent = (data && data.signed_in ? "Chart and other amounts: “" : "Trade “") +
+      phrase + "” →";
     pop.appendChild(trade);
+  }
+
+  // The live quote, asked for on every opening: the last answer is never reused for another.
+  function ask(link) {
+    var slug = slugOf(link);
+    if (!slug || !window.fetch) {
+      return;
+    }
+    delete offers[slug];
+    var url = "/market/" + encodeURIComponent(slug) + "/offer.json?next=" +
+      encodeURIComponent(window.location.pathname + window.location.search);
+    var mine = asking = fetch(url, { credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .catch(function () { return null; })
+      .then(function (data) {
+        if (mine !== asking || current !== link || pop.hidden || !data || !data.ok) {
+          return;
+        }
+        offers[slug] = data;
+        var focusedInside = pop.contains(document.activeElement);
+        fill(link);
+        place(link);
+        if (focusedInside) {
+          focusFirst();
+        }
+      });
+  }
+
+  function focusables() {
+    return pop ? Array.prototype.slice.call(
+      pop.querySelectorAll("a[href], button:not([disabled])")
+    ) : [];
+  }
+
+  function focusFirst() {
+    var items = focusables();
+    if (items.length) {
+      items[0].focus({ preventScroll: true });
+    }
+  }
+
+  // What Tab reaches after ``link`` in the page (the popover itself sits at the end of body).
+  function focusAfter(link) {
+    var all = Array.prototype.slice.call(document.querySelectorAll(
+      "a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), " +
+      "select, textarea, summary, [tabindex]:not([tabindex='-1'])"
+    )).filter(function (node) { return !pop.contains(node) && node.offsetParent !== null; });
+    var next = all[all.indexOf(link) + 1];
+    hide();
+    if (next) {
+      next.focus();
+    }
   }
 
   function place(link) {
@@ -89,6 +262,9 @@
       build();
     }
     clearTimeout(hideTimer);
+    if (current === link && !pop.hidden) {
+      return;  // open already: refilling would take the focus from its buttons
+    }
     if (current && current !== link) {
       current.removeAttribute("aria-describedby");
     }
@@ -97,9 +273,12 @@
     fill(link);
     pop.hidden = false;
     place(link);
+    ask(link);
     if (!tickers) {
       load().then(function () {
-        if (current === link && !pop.hidden) {
+        var slug = slugOf(link);
+        var busy = pop.contains(document.activeElement);
+        if (current === link && !pop.hidden && !(slug && offers[slug]) && !busy) {
           fill(link);
           place(link);
         }
@@ -195,6 +374,22 @@
     }
   });
   document.addEventListener("keydown", function (event) {
+    if (event.key === "Tab" && !event.altKey && !event.ctrlKey && !event.metaKey && pop &&
+        !pop.hidden && current) {
+      var items = focusables();
+      var inside = pop.contains(document.activeElement);
+      if (document.activeElement === current && !event.shiftKey && items.length) {
+        event.preventDefault();
+        focusFirst();
+      } else if (inside && event.shiftKey && document.activeElement === items[0]) {
+        event.preventDefault();
+        current.focus({ preventScroll: true });
+      } else if (inside && !event.shiftKey && document.activeElement === items[items.length - 1]) {
+        event.preventDefault();
+        focusAfter(current);
+      }
+      return;
+    }
     if (event.key === "Escape" && pop && !pop.hidden) {
       var link = current;
       hide();

@@ -158,14 +158,22 @@ def test_charts_need_at_least_one_point():
     [
         (1_000_000, 1_100_000, [1_000_000, 1_050_000, 1_100_000]),
         (1_000_000, 1_000_000, [950_000, 1_000_000, 1_050_000]),
-        (0, 7, [0, 2, 4, 6, 8]),
         (1_234_567, 2_987_654, [1_000_000, 1_500_000, 2_000_000, 2_500_000, 3_000_000]),
+        # A phone's narrow chart once read 1.02, 1.02, 1.01, 1.01, 1.00: ticks are at least a
+        # hundredth of a credit apart, the labels' resolution.
+        (1_000_000, 1_021_000, [1_000_000, 1_010_000, 1_020_000, 1_030_000]),
     ],
 )
 def test_nice_ticks(low, high, ticks):
     axis_low, axis_high, found = nice_ticks(low, high)
     assert found == ticks
     assert (axis_low, axis_high) == (ticks[0], ticks[-1])
+    labels = [f"{tick / 1_000_000:.2f}" for tick in found]
+    assert len(set(labels)) == len(labels)
+
+
+def test_nice_ticks_of_counts_step_by_whole_numbers():
+    assert nice_ticks(0, 7, min_step=1) == (0, 8, [0, 2, 4, 6, 8])
 
 
 @given(st.integers(0, 10**12), st.integers(0, 10**12))

@@ -286,7 +286,10 @@ def test_paper_page(client, cs_dc):
     text = page_text(response)
     assert "<math" in html
     assert "Ada Lovelace (Analytical Engines, London, UK)" in text
-    assert '<strong title="Primary category">cs.DC</strong>, cs.NI' in html
+    assert (
+        '<strong title="Primary category">Distributed Computing (cs.DC)</strong>; '
+        "Networking and Internet Architecture (cs.NI)" in html
+    )
     assert "12 pages, 3 figures" in text and "PODC 2026" in text
     assert 'href="https://doi.org/10.1145/1234567.7654321"' in html
     assert 'href="https://arxiv.org/pdf/2610.00042"' in html

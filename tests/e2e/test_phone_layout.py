@@ -1,0 +1,55 @@
+"""Nothing is wider than the viewport, and no table scrolls sideways with cells or controls
+hidden, on every page a newcomer visits, at 390 and 1280 px, light and dark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_layout import DESKTOP, PHONE, market_day, signed_in_context
+
+__all__ = ["market_day"]  # the fixture, imported for these tests
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Elements past the viewport's edges (outside a scroll box), and scroll boxes that hide cells
+# or controls beyond their visible part: one message each.
+PROBLEMS = (Path(__file__).parent / "js" / "layout_problems.js").read_text(encoding="utf-8")
+
+PAGES = {
+    "list": "/list/cs.DC/",
+    "paper": "/abs/2611.00001/",
+    "search": "/search/?q=raft",
+    "author": "/author/Ada%20Lovelace/",
+    "market": "/market/",
+    "term": "/market/kv-cache/",
+    "portfolio": "/portfolio/",
+    "leaderboard": "/leaderboard/",
+    "trader": "/traders/tobias/",
+}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
+def test_every_page_fits_without_hidden_columns(browser, live_server, market_day, viewport, scheme):
+    context, page = signed_in_context(browser, live_server, viewport, color_scheme=scheme)
+    try:
+        found = {}
+        for name, path in PAGES.items():
+            response = page.goto(path)
+            assert response.status == 200, path
+            problems = page.evaluate(PROBLEMS)
+            if problems:
+                found[path] = problems[:3]
+            page.screenshot(path=str(_shot(name, viewport, scheme)), full_page=True)
+        assert not found, found
+    finally:
+        context.close()
+
+
+def _shot(name: str, viewport: dict, scheme: str) -> Path:
+    from tests.e2e.conftest import SCREENSHOTS
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS / f"newcomer-{name}-{viewport['width']}-{scheme}.png"

@@ -1,0 +1,110 @@
+"""The lived-in sample: `load_sample` on a local site leaves a market that has been traded over
+the sample days, by demo traders marked as such, with dividends paid by the one rule."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from market.ledger import check_ledger
+from market.models import Account, DividendEvent, LedgerTransaction, Term, Trade
+from papers.calendar import announced_at
+from tests.html import page_text
+from tests.market.state import market_state
+
+
+@pytest.fixture
+def local_site(settings):
+    # The demo belongs to local sites; the test runner turns DEBUG off.
+    settings.DEBUG = True
+    return settings
+
+
+@pytest.fixture
+def sample(local_site, cs_dc, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_sample", verbosity=0)
+
+
+def test_the_sample_market_has_traded_over_the_sample_days(sample, client):
+    demo = Account.objects.filter(demo=True)
+    assert demo.count() == 4
+    assert not Account.objects.filter(demo=False, kind="user").exists()
+    days = sorted(set(DividendEvent.objects.values_list("date", flat=True)))
+    # Every sample day paid the demo holders, by the rule: shares held at the announcement.
+    assert len(days) == 3
+    for day in days:
+        paid = DividendEvent.objects.filter(date=day, shares__gt=0)
+        assert paid.exists(), day
+        for event in paid:
+            held = Trade.objects.filter(term=event.term, created_at__lte=announced_at(day))
+            bought = sum(t.shares for t in held if t.side == "buy")
+            sold = sum(t.shares for t in held if t.side == "sell")
+            assert event.shares == bought - sold
+    # The trades are spread over the days before each announcement and today.
+    trade_days = {t.date() for t in Trade.objects.values_list("created_at", flat=True)}
+    assert len(trade_days) >= 4
+    assert check_ledger().ok
+
+    market = page_text(client.get("/market/"))
+    # Prices moved, and the table says by how much (the live round traded in the last day).
+    assert sum(term.price != term.p0 for term in Term.objects.all()) >= 10
+    assert "+" in market
+    gpu = Term.objects.get(phrase="GPU")
+    assert gpu.supply > 0
+    term_page = page_text(client.get(gpu.get_absolute_url()))
+    mentioned = re.search(r"(\d+) mentioning papers? since it was listed", term_page)
+    assert mentioned and int(mentioned[1]) >= 5, term_page
+
+    board = client.get("/leaderboard/")
+    assert board.status_code == 200
+    assert page_text(board).count("demo") >= 4
+
+
+def test_loading_the_sample_again_changes_nothing(sample, django_capture_on_commit_callbacks):
+    before = market_state()
+    trades = Trade.objects.count()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_sample", verbosity=0)
+    assert Trade.objects.count() == trades
+    assert market_state() == before
+    assert check_ledger().ok
+
+
+def test_no_demo_in_production(settings, cs_dc, django_capture_on_commit_callbacks):
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="local site only"):
+        call_command("load_demo_market", verbosity=0)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_sample", verbosity=0)
+    assert not Account.objects.filter(demo=True).exists()
+    assert not Trade.objects.exists()
+    assert not LedgerTransaction.objects.filter(kind="dividend").exists()
+
+
+def test_the_popover_quote_is_the_readers_own_and_never_kept(client, trader, password, db):
+    term = Term.objects.create(phrase="KV cache")
+    signed_out = client.get(f"/market/{term.slug}/offer.json?next=/list/cs.DC/").json()
+    assert not signed_out["signed_in"] and "offers" not in signed_out
+    assert signed_out["start"]["signup"] == "/accounts/signup/?next=%2Flist%2Fcs.DC%2F"
+    client.login(username=trader.username, password=password)
+    response = client.get(f"/market/{term.slug}/offer.json?next=//evil.example/")
+    assert response["Cache-Control"] == "no-store"
+    data = response.json()
+    assert [(o["side"], o["shares"]) for o in data["offers"]] == [
+        ("buy", 1),
+        ("buy", 3),
+        ("buy", 10),
+    ]
+    assert data["next"] == ""  # another site's address is not a way back
+    three = data["offers"][1]
+    posted = client.post(
+        data["trade_url"],
+        {k: three[k] for k in ("side", "shares", "limit", "key")} | {"next": "/list/cs.DC/"},
+    )
+    assert posted.status_code == 302 and posted["Location"] == "/list/cs.DC/"
+    term.refresh_from_db()
+    assert term.supply == 3
+    assert check_ledger().ok
