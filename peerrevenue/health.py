@@ -1,7 +1,10 @@
 """``/healthz``: whether this instance can serve, for a load balancer that asks every second.
 
 200 when the database answers a ``SELECT 1`` and Redis a ``PING`` (or no Redis is configured),
-503 otherwise, with a small JSON body that says which is down. Answered by a middleware at the
+503 otherwise, with a small JSON body that says which is down. With the primary down but a read
+replica answering (``DATABASE_REPLICA_URL``) the instance still serves every reader page, with
+trading paused (``peerrevenue.replicas``): that is a 200 whose body says ``"reads only"``, so
+that the balancer keeps sending readers to it instead of answering them all with its own 503. Answered by a middleware at the
 top of the stack, before anything else runs: no session, no CSRF, no rate limit, no page cache,
 no HTTPS redirect (a balancer checks over plain HTTP), and nothing written. The host is still
 checked against ``ALLOWED_HOSTS`` (a 400 otherwise): the balancer sends the site's own name.
@@ -21,7 +24,10 @@ from collections.abc import Callable
 
 import redis
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+
+from . import replicas
 from django.http import HttpRequest, HttpResponse
 
 logger = logging.getLogger(__name__)
@@ -46,14 +52,14 @@ def _redis_client() -> redis.Redis:
         return _redis
 
 
-def check_database() -> str:
+def check_database(database: BaseDatabaseWrapper = connection) -> str:
     try:
-        with connection.cursor() as cursor:
+        with database.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except DatabaseError as exc:
         # The next request's connection handling (CONN_HEALTH_CHECKS) opens a fresh one.
-        connection.close_if_unusable_or_obsolete()
+        database.close_if_unusable_or_obsolete()
         return (
             f"down: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}"
         )
@@ -70,9 +76,23 @@ def check_redis() -> str:
     return "ok"
 
 
+def check_replicas() -> str | None:
+    """"ok" when some read replica answers, else why not; None without replicas."""
+    aliases = replicas.replica_aliases()
+    if not aliases:
+        return None
+    states = [check_database(connections[alias]) for alias in aliases]
+    return "ok" if "ok" in states else states[0]
+
+
 def health() -> tuple[int, dict[str, str]]:
     checks = {"database": check_database(), "redis": check_redis()}
     down = {name for name, state in checks.items() if state.startswith("down")}
+    replica = check_replicas() if "database" in down else None
+    if replica is not None:
+        checks["replica"] = replica
+        if replica == "ok":
+            checks["serving"] = "reads only"
     with _lock:
         for name in down - _down:
             logger.warning("Health check: %s is %s", name, checks[name])
@@ -80,7 +100,8 @@ def health() -> tuple[int, dict[str, str]]:
             logger.warning("Health check: %s is back", name)
         _down.clear()
         _down.update(down)
-    return (503 if down else 200), checks
+    serving = not down or (down == {"database"} and replica == "ok")
+    return (200 if serving else 503), checks
 
 
 class HealthCheckMiddleware:
