@@ -131,6 +131,9 @@ app_env_words() {
     ARXIV_ENRICH=0
     ARXIV_HTTP_RETRIES=0
     ARXIV_HTTP_TIMEOUT_SECONDS=60
+    # A killed worker's ingest lease expires in 30 s here (120 s by default), so that the
+    # killed-worker check sees the next run ingest within its minute.
+    INGEST_LEASE_SECONDS=30
     ${TOPOLOGY_EXTRA_ENV:-})
 }
 app_env() { "${APP_ENV[@]}" "$@"; }
