@@ -454,6 +454,8 @@ class Trade(models.Model):
     # Set on the original trade that market.trading returns for a repeated key: nothing new
     # was traded, and pages say it was placed before.
     repeated = False
+    # Set by market.trading on a new trade after which a waiting limit order is within reach.
+    orders_reachable = False
 
     def __str__(self) -> str:
         return f"{self.get_side_display()} {self.shares} × {self.term_id} (trade {self.pk})"
@@ -603,3 +605,8 @@ class TermProposal(models.Model):
     @property
     def is_open(self) -> bool:
         return self.listed_at is None
+
+
+# Defined in their own modules; imported here so that Django finds the models.
+from .notice_models import Follow, Notice  # noqa: E402, F401
+from .order_book import Order, OrderFill  # noqa: E402, F401
