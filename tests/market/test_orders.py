@@ -292,3 +292,26 @@ def test_a_chain_of_fills_ends_and_each_order_is_filled_once_per_share(trader, r
     assert s.filled <= s.shares and b.filled <= b.shares
     assert s.state == "filled" or b.state == "filled" or price(term) > 1_900_000
     assert check_ledger().ok
+
+
+def test_check_ledger_catches_an_order_filled_past_its_shares_or_its_limit(trader, rival, term):
+    from django.db import connection
+
+    buy(rival, term, 30)
+    waiting = order(trader, term, "buy", 10, 1_250_000)
+    sell(rival, term, 10)
+    assert check_ledger().ok
+    with connection.cursor() as cursor:
+        # The books as a buggy fill would leave them: a limit below what the fill paid.
+        cursor.execute("UPDATE market_order SET limit_price = 1240000 WHERE id = %s", [waiting.pk])
+    report = check_ledger()
+    assert not report.ok
+    assert any("went past the limit of 1,240,000 µ¢ a share" in v for v in report.violations)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE market_order SET limit_price = 1250000, filled = 5 WHERE id = %s", [waiting.pk]
+        )
+    report = check_ledger()
+    assert any(
+        "shows 5 filled in 1 fill(s), but its fills' trades hold 6" in v for v in report.violations
+    )
