@@ -549,7 +549,11 @@ def sweep() -> int:
 
 def orders_of(*, user, term_id: int | None = None, limit: int = 50) -> list[Order]:
     """The user's orders, waiting first, then the most recent."""
-    qs = Order.objects.filter(account__user=user).select_related("term")
+    qs = (
+        Order.objects.filter(account__user=user)
+        .select_related("term")
+        .prefetch_related("fill_rows__trade")
+    )
     if term_id is not None:
         qs = qs.filter(term_id=term_id)
     orders = list(qs.order_by("-created_at", "-id")[:limit])

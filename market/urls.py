@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import proposal_views, views
+from . import order_views, proposal_views, views
 
 app_name = "market"
 
@@ -14,6 +14,10 @@ urlpatterns = [
     path("market/<slug:slug>/quote/", views.quote, name="quote"),
     path("market/<slug:slug>/quote.json", views.quote_json, name="quote_json"),
     path("market/<slug:slug>/trade/", views.trade, name="trade"),
+    path("market/<slug:slug>/order/", order_views.place, name="place_order"),
+    path("market/<slug:slug>/follow/", order_views.follow, name="follow"),
+    path("market/<slug:slug>/why/<str:arxiv_id>/", views.why_counted, name="why"),
+    path("orders/<int:order_id>/cancel/", order_views.cancel, name="cancel_order"),
     path("portfolio/", views.portfolio, name="portfolio"),
     path("leaderboard/", views.leaderboard, name="leaderboard"),
 ]
