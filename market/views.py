@@ -760,6 +760,8 @@ def rules_values() -> dict[str, str]:
         "max_shares": f"{settings.MARKET_MAX_SHARES_PER_TRADE:,}",
         "trades_per_window": f"{settings.RATELIMIT_TRADES_PER_WINDOW:,}",
         "window_minutes": str(max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1)),
+        "max_open_orders": f"{settings.MARKET_MAX_OPEN_ORDERS:,}",
+        "fills_per_pass": f"{settings.MARKET_ORDER_FILLS_PER_PASS:,}",
     }
 
 
