@@ -101,10 +101,13 @@ def place(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-def cancel(request: HttpRequest, order_id: int) -> HttpResponse:
+def cancel(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("market:portfolio"))
-    order = Order.objects.filter(pk=order_id, account__user=request.user).first()
+    order_id = request.POST.get("order", "")
+    if not order_id.isascii() or not order_id.isdigit() or len(order_id) > 18:
+        raise Http404("You have no such order.")
+    order = Order.objects.filter(pk=int(order_id), account__user=request.user).first()
     if order is None:
         raise Http404("You have no such order.")
     phrase = Term.objects.values_list("phrase", flat=True).get(pk=order.term_id)

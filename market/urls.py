@@ -17,7 +17,8 @@ urlpatterns = [
     path("market/<slug:slug>/order/", order_views.place, name="place_order"),
     path("market/<slug:slug>/follow/", order_views.follow, name="follow"),
     path("market/<slug:slug>/why/<str:arxiv_id>/", views.why_counted, name="why"),
-    path("orders/<int:order_id>/cancel/", order_views.cancel, name="cancel_order"),
+    # The order is named in the form, not the address: no address names a trader's own thing.
+    path("orders/cancel/", order_views.cancel, name="cancel_order"),
     path("portfolio/", views.portfolio, name="portfolio"),
     path("leaderboard/", views.leaderboard, name="leaderboard"),
 ]

@@ -80,7 +80,7 @@ def test_cancelling_from_the_portfolio(trader_client, trader, rival, term):
         user=trader, term=term, side="buy", shares=10, limit_price=1_000_000, key=key()
     )
     response = trader_client.post(
-        f"/orders/{order.pk}/cancel/", {"next": "/portfolio/"}, follow=True
+        "/orders/cancel/", {"order": order.pk, "next": "/portfolio/"}, follow=True
     )
     text = page_text(response)
     assert "Cancelled: Buy up to 10 shares of “KV cache” at most 1.00 credits a share." in text
@@ -94,7 +94,7 @@ def test_someone_else_cannot_cancel_an_order(client, trader, rival, term):
         user=trader, term=term, side="buy", shares=10, limit_price=1_000_000, key=key()
     )
     client.force_login(rival)
-    assert client.post(f"/orders/{order.pk}/cancel/").status_code == 404
+    assert client.post("/orders/cancel/", {"order": order.pk}).status_code == 404
     assert Order.objects.get(pk=order.pk).state == "open"
 
 
