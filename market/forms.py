@@ -206,7 +206,7 @@ class OrderForm(forms.Form):
         initial=Trade.Side.BUY,
         error_messages=SIDE_ERRORS,
     )
-    shares = forms.CharField(max_length=200, label="Up to (shares)")
+    shares = forms.CharField(max_length=200, label="How many, at most")
     limit = forms.CharField(
         max_length=INPUT_MAX_LENGTH,
         label="Limit (credits a share)",

@@ -50,7 +50,7 @@ def test_place_see_fill_and_cancel_orders_and_follow_a_term(
         page.goto("/market/kv-cache/")
         box = page.locator(".trade-box")
         box.get_by_text("Leave a limit order").click()
-        box.get_by_label("Up to (shares)").fill("10")
+        box.get_by_label("How many, at most").fill("10")
         box.get_by_label("Limit (credits a share)").fill("1.25")
         box.get_by_role("button", name="Place order").click()
         page.wait_for_url("**/market/kv-cache/")
@@ -63,7 +63,7 @@ def test_place_see_fill_and_cancel_orders_and_follow_a_term(
         # A second, lower order, to cancel later.
         # With an order waiting, the order form stays open.
         assert page.locator("details.order-box[open]").count() == 1
-        box.get_by_label("Up to (shares)").fill("3")
+        box.get_by_label("How many, at most").fill("3")
         box.get_by_label("Limit (credits a share)").fill("0.90")
         box.get_by_role("button", name="Place order").click()
         page.wait_for_url("**/market/kv-cache/")
