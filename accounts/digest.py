@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, OuterRef, Subquery, Sum
 from django.template.loader import render_to_string
 
+from market import notices as market_notices
 from market.models import DividendEvent, Entry, Holding, LedgerTransaction
 from market.tickers import load_tickers
 from papers.models import Listing
@@ -51,6 +52,9 @@ class Digest:
     moves: list[TermMove]  # biggest moves first, at most MOST_MOVES
     dividends: list[DividendLine]
     more_terms: int = 0  # held terms left out of ``moves``
+    # Orders filled or cancelled, followed terms that moved or paid: everything not yet in a
+    # digest, as one batch (market.notices).
+    notices: list = field(default_factory=list)
 
     @property
     def dividends_total(self) -> int:
@@ -58,7 +62,7 @@ class Digest:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.listings or self.moves or self.dividends)
+        return not (self.listings or self.moves or self.dividends or self.notices)
 
 
 def dividends_paid(*, user, date: dt.date) -> list[DividendLine]:
@@ -123,6 +127,7 @@ def digest_for(*, user, date: dt.date, tickers) -> Digest:
         moves=ranked[:MOST_MOVES],
         dividends=dividends_paid(user=user, date=date),
         more_terms=max(len(ranked) - MOST_MOVES, 0),
+        notices=market_notices.undigested(user=user),
     )
 
 
@@ -169,6 +174,7 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
             "dividends": digest.dividends,
             "dividends_total": digest.dividends_total,
             "matches": matches,
+            "notices": digest.notices,
             "base_url": base_url.rstrip("/"),
         }
         message = EmailMultiAlternatives(
@@ -178,6 +184,7 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
         )
         message.attach_alternative(render_to_string("accounts/digest.html", context), "text/html")
         message.send()
+        market_notices.mark_digested(digest.notices)
         sent += 1
     logger.info("Sent %d digest(s) for %s", sent, date)
     return sent

@@ -7,11 +7,13 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 
+from market import notices
 from market.proposals import take_notices
 
 
 class ProposalNoticeMiddleware:
-    """A term a trader proposed was listed: say so once, in the page's messages.
+    """A term a trader proposed was listed, an order filled or was cancelled, a followed term
+    moved or paid: say so once, in the page's messages.
 
     Usually costs nothing (see ``take_notices``), and a query only when a proposal was listed;
     nothing for anonymous readers, whose pages come from the page cache.
@@ -29,4 +31,8 @@ class ProposalNoticeMiddleware:
                     f"Good call: “{proposal.phrase}”, which you proposed, is now listed on the "
                     f"market as “{proposal.term.phrase if proposal.term else proposal.phrase}”.",
                 )
+            # Everything untold about their orders and followed terms, as one batched notice.
+            told = notices.take_unseen(user=user)
+            if told:
+                messages.info(request, notices.batched_text(told))
         return self.get_response(request)

@@ -1,6 +1,7 @@
 """Trades per second through market.trading, against pgbench on the same Postgres server.
 
     .venv/bin/python bench/trades.py [--seconds 15] [--threads 8] [--terms 20] [--no-redis]
+    .venv/bin/python bench/trades.py --orders [1000] [--rounds 2]
 
 Sets up a scratch Django database (dropped and re-created, then migrated), runs ``--threads``
 threads of random buys and sells for ``--seconds`` through ``market.trading`` (each sell after
@@ -48,6 +49,17 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--no-redis", action="store_true", help="the local default: the cache is a database table"
     )
+    parser.add_argument(
+        "--orders",
+        nargs="?",
+        type=int,
+        const=1_000,
+        default=0,
+        help="also run with this many limit orders waiting across the terms (default 1,000), "
+        "alternating with the same bench without them, and time each fill from its trigger",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="with --orders: rounds of each")
+    parser.add_argument("--redis-db", type=int, default=11, help="the Redis database it may flush")
     return parser.parse_args()
 
 
@@ -55,10 +67,10 @@ def server_of(database_url: str) -> str:
     return urlparse(database_url)._replace(path="").geturl()
 
 
-def setup_django(database_url: str, *, redis: bool = True) -> None:
+def setup_django(database_url: str, *, redis: bool = True, redis_db: int = 11) -> None:
     # Production settings (with DEBUG on, Django would also record every query it runs), with
     # Redis, or without it as a local site runs (the cache is then a table in the database).
-    env = _harness.production_environment(database_url, redis_db=11)
+    env = _harness.production_environment(database_url, redis_db=redis_db)
     if not redis:
         del env["REDIS_URL"]
         os.environ.pop("REDIS_URL", None)
@@ -78,20 +90,73 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[index]
 
 
-def run_trades(args: argparse.Namespace) -> dict:
+def make_terms(args: argparse.Namespace, label: str) -> list:
+    from market.models import Term
+
+    return [
+        Term.objects.create(phrase=f"bench term {label} {i}", p0=100_000, k=1_000)
+        for i in range(args.terms)
+    ]
+
+
+def place_orders(terms: list, count: int) -> int:
+    """``count`` limit orders across ``terms``, from makers who hold shares to sell: buys below
+    and sells above each price, 1 to 80 price steps away, so random trades reach some."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+
+    from market import trading
+
+    per_maker = settings.MARKET_MAX_OPEN_ORDERS
+    rng = random.Random(11)
+    makers = [
+        get_user_model().objects.create_user(f"maker-{uuid.uuid4().hex[:8]}")
+        for _ in range(-(-count // per_maker))
+    ]
+    for maker in makers:
+        for term in terms:
+            trading.buy(user=maker, term=term, shares=5, max_cost=None, key=uuid.uuid4().hex)
+    placed = 0
+    while placed < count:
+        maker = makers[placed // per_maker]
+        term = terms[placed % len(terms)]
+        term.refresh_from_db()
+        step = rng.randint(1, 80) * term.k
+        side = "buy" if placed % 2 else "sell"
+        trading.place_order(
+            user=maker,
+            term=term,
+            side=side,
+            shares=rng.randint(1, 5),
+            limit_price=term.price - step if side == "buy" else term.price + step,
+            key=uuid.uuid4().hex,
+        )
+        placed += 1
+    return placed
+
+
+def fill_latencies(since) -> list[float]:
+    """Seconds from each fill's trigger (the trade whose commit made it reachable, or the
+    order's own placement) to the fill's trade, both by the database's clock."""
+    from market.models import OrderFill
+
+    return sorted(
+        (fill.trade.created_at - fill.triggered_at).total_seconds()
+        for fill in OrderFill.objects.filter(trade__created_at__gte=since).select_related("trade")
+        if fill.triggered_at is not None
+    )
+
+
+def run_trades(args: argparse.Namespace, terms: list | None = None, label: str = "") -> dict:
     from django.contrib.auth import get_user_model
     from django.db import connection
 
     from market import trading
     from market.ledger import check_ledger
-    from market.models import Term
 
     User = get_user_model()
-    users = [User.objects.create_user(f"bench-{i}") for i in range(args.threads)]
-    terms = [
-        Term.objects.create(phrase=f"bench term {i}", p0=100_000, k=1_000)
-        for i in range(args.terms)
-    ]
+    users = [User.objects.create_user(f"bench-{label}{i}") for i in range(args.threads)]
+    terms = terms if terms is not None else make_terms(args, label or "plain")
     barrier = threading.Barrier(args.threads + 1)
     stop_at: list[float] = [0.0]
     latencies: list[list[float]] = [[] for _ in range(args.threads)]
@@ -200,13 +265,64 @@ def run_pgbench(args: argparse.Namespace) -> float:
     return float(found.group(1))
 
 
+def run_with_orders(args: argparse.Namespace) -> int:
+    """The same bench with and without waiting orders, alternating round by round in one run
+    (the machine is shared: both sides meet the same load)."""
+    from django.utils import timezone
+
+    from market.models import Order
+
+    sides: dict[str, list[dict]] = {"none": [], "orders": []}
+    latencies: list[float] = []
+    for round_ in range(args.rounds):
+        for side in ("none", "orders"):
+            terms = make_terms(args, f"{side}{round_}")
+            if side == "orders":
+                place_orders(terms, args.orders)
+                waiting = Order.objects.filter(term__in=terms, state="open").count()
+            started = timezone.now()
+            result = run_trades(args, terms=terms, label=f"{side}{round_}-")
+            if side == "orders":
+                result["waiting_before"] = waiting
+                result["filled"] = len(fill_latencies(started))
+                latencies += fill_latencies(started)
+            sides[side].append(result)
+            print(
+                f"round {round_ + 1} {side:>6}: {result['trades_per_second']:.0f} trades/s, "
+                f"p99 {result['p99_ms']:.1f} ms"
+                + (
+                    f", {result['waiting_before']:,} orders waiting, {result['filled']:,} fills"
+                    if side == "orders"
+                    else ""
+                )
+                + f"; {result['ledger']}"
+            )
+    none = sum(r["trades_per_second"] for r in sides["none"]) / args.rounds
+    with_orders = sum(r["trades_per_second"] for r in sides["orders"]) / args.rounds
+    ratio = with_orders / none
+    p99 = percentile(sorted(latencies), 0.99) * 1000
+    p50 = percentile(sorted(latencies), 0.50) * 1000
+    ok = all(r["ledger_ok"] for rs in sides.values() for r in rs)
+    verdict = "PASS" if ratio >= 0.8 and p99 <= 100 and ok else "FAIL"
+    print(
+        f"summary: {args.orders:,} orders across {args.terms} terms, {args.threads} threads: "
+        f"{with_orders:,.0f} trades/s vs {none:,.0f} without orders, ratio {ratio:.2f} "
+        f"(goal >= 0.8); trigger to fill p50 {p50:.1f} ms, p99 {p99:.1f} ms over "
+        f"{len(latencies):,} fills (goal <= 100 ms); ledger {'OK' if ok else 'FAILED'} {verdict}"
+    )
+    return 0 if ok else 1
+
+
 def main() -> int:
     args = parse_args()
     name = urlparse(args.database_url).path.lstrip("/")
     setup_django(
         _harness.scratch_database(name, server=server_of(args.database_url)),
         redis=not args.no_redis,
+        redis_db=args.redis_db,
     )
+    if args.orders:
+        return run_with_orders(args)
     trades = run_trades(args)
     print(f"market.trading: {args.threads} threads, {args.terms} terms, {args.seconds:g} s")
     print(f"  trades/s      {trades['trades_per_second']:.0f}  ({trades['trades']:,} trades)")

@@ -8,7 +8,7 @@ class MarketConfig(AppConfig):
     def ready(self) -> None:
         from peerrevenue import keep
 
-        from . import signals  # noqa: F401  (connects the receivers)
+        from . import orders, signals  # noqa: F401  (connect the receivers and the fill hook)
         from .tickers import price_titles
 
         # Every page may highlight terms (the term set) and fill price holes (the prices: the

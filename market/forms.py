@@ -184,3 +184,58 @@ class TradeForm(forms.Form):
         if not _KEY.fullmatch(key):
             raise forms.ValidationError(self.ALTERED)
         return key
+
+
+# How long a limit order waits: (form value, label, seconds or None for "until cancelled").
+EXPIRY_CHOICES = [
+    ("", "Until filled or cancelled", None),
+    ("1h", "1 hour", 3600),
+    ("1d", "1 day", 86_400),
+    ("7d", "7 days", 7 * 86_400),
+]
+
+
+class OrderForm(forms.Form):
+    """A limit order: buy or sell up to a number of shares at a limit price per share (in
+    credits, as prices are shown), for a while, with the key that makes a second submission
+    place one order."""
+
+    side = forms.ChoiceField(
+        choices=SIDE_CHOICES,
+        widget=forms.RadioSelect,
+        initial=Trade.Side.BUY,
+        error_messages=SIDE_ERRORS,
+    )
+    shares = forms.CharField(max_length=200, label="How many, at most")
+    limit = forms.CharField(
+        max_length=INPUT_MAX_LENGTH,
+        label="Limit (credits a share)",
+        help_text="Buying: the most you pay for any one share. Selling: the least you take.",
+    )
+    expires = forms.ChoiceField(
+        required=False, choices=[(v, label) for v, label, _ in EXPIRY_CHOICES], label="Waits"
+    )
+    key = forms.CharField(max_length=KEY_MAX_LENGTH, widget=forms.HiddenInput)
+
+    def clean_shares(self) -> int:
+        return parse_share_count(self.cleaned_data["shares"])
+
+    def clean_limit(self) -> int:
+        text = self.cleaned_data["limit"].strip()
+        try:
+            micro = parse_credits(text)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        if micro <= 0:
+            raise forms.ValidationError("Enter a limit above zero credits a share.")
+        return micro
+
+    def clean_key(self) -> str:
+        key = self.cleaned_data["key"].strip()
+        if not _KEY.fullmatch(key):
+            raise forms.ValidationError(TradeForm.ALTERED)
+        return key
+
+    def expiry_seconds(self) -> int | None:
+        wanted = self.cleaned_data.get("expires") or ""
+        return next(seconds for value, _, seconds in EXPIRY_CHOICES if value == wanted)

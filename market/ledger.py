@@ -20,7 +20,14 @@ Invariants:
 11. dividends follow the rule (market/rules.md): for each (term, paper) the shares recorded as
     paid equal the shares held at the announcement, from the trade history by trade time (none
     when it was announced before the term was listed), and each dividend transaction pays each
-    account exactly per-share amount × the shares it held at each paper's announcement.
+    account exactly per-share amount × the shares it held at each paper's announcement;
+12. limit orders (market/orders.py): each order's filled shares and fill count equal its
+    fills' trades, numbered 1, 2, … without gaps, so no order filled more than its shares; each
+    fill is a trade of the order's account, term and side, under the key derived from the order
+    and the fill's number, and no trade has such a key without being that fill; no fill went
+    past the limit (a buy's last share cost at most the limit, a sell's last share paid at
+    least it, per share on the curve, the fee on top); and none came before the order was placed,
+    at or after its expiry, or after it was closed.
 """
 
 from __future__ import annotations
@@ -31,7 +38,17 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from . import curve
-from .models import Account, DividendEvent, Entry, Holding, LedgerTransaction, Term, Trade
+from .models import (
+    Account,
+    DividendEvent,
+    Entry,
+    Holding,
+    LedgerTransaction,
+    Order,
+    OrderFill,
+    Term,
+    Trade,
+)
 from .units import format_credits
 
 MAX_LINES_PER_CHECK = 20
@@ -70,6 +87,8 @@ def _tables() -> dict[str, str]:
         "term": Term._meta.db_table,
         "trade": Trade._meta.db_table,
         "event": DividendEvent._meta.db_table,
+        "order": Order._meta.db_table,
+        "fill": OrderFill._meta.db_table,
     }
 
 
@@ -341,7 +360,97 @@ def _check() -> LedgerReport:
         "trades that differ from their entries",
     )
     _check_dividends(out, t)
+    _check_orders(out, t)
     return report
+
+
+def _check_orders(out: _Collector, t: dict[str, str]) -> None:
+    """Invariant 12: every order's fills are its trades, within its shares, limit and life."""
+    out.add(
+        [
+            f"Order {order_id} ({side} {shares:,} shares) shows {filled:,} filled in {fills:,} "
+            f"fill(s), but its fills' trades hold {traded:,} shares in {count:,} fill(s) "
+            f"numbered up to {top:,}."
+            for order_id, side, shares, filled, fills, traded, count, top in _rows(
+                f"""SELECT o.id, o.side, o.shares, o.filled, o.fills, COALESCE(f.traded, 0),
+                           COALESCE(f.n, 0), COALESCE(f.top, 0)
+                FROM {t["order"]} o
+                LEFT JOIN (SELECT f.order_id, SUM(tr.shares) AS traded, COUNT(*) AS n,
+                                  MAX(f.number) AS top
+                           FROM {t["fill"]} f JOIN {t["trade"]} tr ON tr.id = f.trade_id
+                           GROUP BY f.order_id) f ON f.order_id = o.id
+                WHERE o.filled <> COALESCE(f.traded, 0) OR o.fills <> COALESCE(f.n, 0)
+                   OR COALESCE(f.top, 0) <> COALESCE(f.n, 0) OR o.filled > o.shares
+                ORDER BY o.id"""
+            )
+        ],
+        "orders whose fills do not add up",
+    )
+    out.add(
+        [
+            f"Fill {number} of order {order_id} is trade {trade_id}, which "
+            + (
+                "is not the order's account, term and side"
+                if wrong
+                else f"has the key {trade_key!r}"
+                if bad_key
+                else f"went past the limit of {limit:,} µ¢ a share (its "
+                f"{'dearest' if side == 'buy' else 'cheapest'} share: {edge:,} µ¢)"
+                if past_limit
+                else f"was made at {at:%Y-%m-%d %H:%M:%S.%f} UTC, outside the order's life"
+            )
+            + "."
+            for (
+                order_id,
+                number,
+                trade_id,
+                side,
+                limit,
+                trade_key,
+                edge,
+                at,
+                wrong,
+                bad_key,
+                past_limit,
+            ) in _rows(
+                f"""SELECT order_id, number, trade_id, side, limit_price, key, edge, trade_at,
+                        wrong, bad_key, past_limit FROM (
+                    SELECT o.id AS order_id, f.number, tr.id AS trade_id, o.side, o.limit_price,
+                        tr.key, y.edge, tr.created_at AS trade_at, o.created_at AS order_at,
+                        o.expires_at, o.closed_at,
+                        (tr.account_id, tr.term_id, tr.side) IS DISTINCT FROM
+                            (o.account_id, o.term_id, o.side) AS wrong,
+                        tr.key <> 'order:' || o.id || ':fill:' || f.number AS bad_key,
+                        CASE o.side WHEN 'buy' THEN y.edge > o.limit_price
+                            ELSE y.edge < o.limit_price END AS past_limit
+                    FROM {t["fill"]} f
+                    JOIN {t["order"]} o ON o.id = f.order_id
+                    JOIN {t["trade"]} tr ON tr.id = f.trade_id
+                    -- The share nearest the limit: a buy's last (dearest) one, the price after
+                    -- less one step of k; a sell's last (cheapest) one, the price after.
+                    CROSS JOIN LATERAL (SELECT CASE o.side
+                        WHEN 'buy' THEN tr.price_after - (tr.price_after - tr.price_before)
+                            / tr.shares
+                        ELSE tr.price_after END AS edge) y
+                ) x
+                WHERE wrong OR bad_key OR past_limit OR trade_at < order_at
+                   OR trade_at >= expires_at OR trade_at > closed_at
+                ORDER BY 1, 2"""
+            )
+        ],
+        "fills outside their orders",
+    )
+    out.add(
+        [
+            f"Trade {trade_id} has the fill key {trade_key!r} but is no order's fill."
+            for trade_id, trade_key in _rows(
+                f"""SELECT tr.id, tr.key FROM {t["trade"]} tr
+                LEFT JOIN {t["fill"]} f ON f.trade_id = tr.id
+                WHERE tr.key LIKE 'order:%%:fill:%%' AND f.id IS NULL ORDER BY tr.id"""
+            )
+        ],
+        "fill trades without their order",
+    )
 
 
 def _check_dividends(out: _Collector, t: dict[str, str]) -> None:

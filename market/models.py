@@ -26,7 +26,7 @@ DEFAULT_P0 = 1_000_000  # the first share costs one credit
 DEFAULT_K = 10_000  # and each further share 0.01 credit more
 
 # The URL names of a term's own pages, each taking the slug.
-TERM_PAGES = ("term", "quote", "quote_json", "offer_json", "trade")
+TERM_PAGES = ("term", "quote", "quote_json", "offer_json", "trade", "place_order", "follow")
 
 
 def slug_is_reserved(slug: str) -> bool:
@@ -51,8 +51,16 @@ class TermQuerySet(models.QuerySet):
         return self.filter(status=Term.Status.LISTED)
 
     def _set_status(self, status: str, reason: str) -> int:
-        # A plain update: the database moves the term-set stamp that kept pages key on.
-        return self.update(status=status, status_reason=reason)
+        # A plain update: the database moves the term-set stamp that kept pages key on, and
+        # a term leaving "listed" cancels its waiting orders with a notice to each owner (the
+        # trigger of migration 0010); the owners are flagged to see it on their next page.
+        from .notices import flag_unseen
+
+        ids = list(self.values_list("pk", flat=True))
+        count = self.update(status=status, status_reason=reason)
+        if status != Term.Status.LISTED:
+            flag_unseen(term_ids=ids)
+        return count
 
     def halt(self, *, reason: str) -> int:
         return self.exclude(status=Term.Status.DELISTED)._set_status(Term.Status.HALTED, reason)
@@ -146,6 +154,10 @@ class Term(models.Model):
                         "p0 and k can change only while no shares are outstanding."
                     )
                 super().save(*args, **kwargs)
+                if self.status != Term.Status.LISTED:
+                    from .notices import flag_unseen
+
+                    flag_unseen(term_ids=[self.pk])  # the trigger's notices (migration 0010)
 
     def get_absolute_url(self) -> str:
         try:
@@ -459,6 +471,8 @@ class Trade(models.Model):
     # Set on the original trade that market.trading returns for a repeated key: nothing new
     # was traded, and pages say it was placed before.
     repeated = False
+    # Set by market.trading on a new trade after which a waiting limit order is within reach.
+    orders_reachable = False
 
     def __str__(self) -> str:
         return f"{self.get_side_display()} {self.shares} × {self.term_id} (trade {self.pk})"
@@ -608,3 +622,8 @@ class TermProposal(models.Model):
     @property
     def is_open(self) -> bool:
         return self.listed_at is None
+
+
+# Defined in their own modules; imported here so that Django finds the models.
+from .notice_models import Follow, Notice  # noqa: E402, F401
+from .order_book import Order, OrderFill  # noqa: E402, F401

@@ -16,7 +16,7 @@ from django.dispatch import receiver
 from papers.signals import listings_announced
 from peerrevenue.queueing import send_from_request
 
-from . import proposals, tasks, term_links, trends
+from . import notices, proposals, tasks, term_links, trends
 from .cash import open_account
 from .dividends import pay_dividends_for_day
 from .models import Term
@@ -46,7 +46,11 @@ def pay_announced_dividends(sender, *, category, date, **kwargs) -> None:
     # Sent by the ingest worker after the day's write committed. Paying here, synchronously,
     # means the digests queued after it report the day's dividends; payouts are idempotent per
     # (term, paper), so a retried or duplicated announcement pays nothing twice.
-    pay_dividends_for_day(category=category, date=date)
+    summary = pay_dividends_for_day(category=category, date=date)
+    notices.tell_dividends(
+        payouts=[(payout.term_id, payout.papers) for payout in summary.payouts],
+        per_share=settings.MARKET_DIVIDEND_PER_MENTION,
+    )
     # The new listings start fresh mention trends and need their terms highlighted: do both
     # here, in the worker, rather than on the first reader's request.
     trends.count_all_listed()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
+from django.contrib.postgres.aggregates import ArrayAgg
 from django.db.models import (
     Count,
     Exists,
@@ -287,6 +288,7 @@ class DividendDay:
     papers: int
     per_share: int  # µ¢ per share per paper
     amount: int  # µ¢ paid out that day to all holders
+    arxiv_ids: tuple[str, ...] = ()  # the papers that paid, for their "why this counted"
 
     @property
     def per_share_total(self) -> int:
@@ -303,12 +305,13 @@ def dividend_days(*, term: Term) -> list[DividendDay]:
             n_papers=Count("pk"),
             rate=Max("per_share"),
             paid=Sum(_big(F("per_share") * F("shares"))),
+            ids=ArrayAgg("paper__arxiv_id", order_by="paper__arxiv_id"),
         )
-        .values_list("date", "n_papers", "rate", "paid")
+        .values_list("date", "n_papers", "rate", "paid", "ids")
     )
     return [
-        DividendDay(date=date, papers=papers, per_share=rate, amount=paid)
-        for date, papers, rate, paid in rows
+        DividendDay(date=date, papers=papers, per_share=rate, amount=paid, arxiv_ids=tuple(ids))
+        for date, papers, rate, paid, ids in rows
     ]
 
 

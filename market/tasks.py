@@ -13,6 +13,8 @@ from papers.models import Category
 from .dividends import pay_dividends_for_day
 from .ledger import check_ledger as run_ledger_check
 from .networth import take_snapshots, today_utc
+from .notices import tell_moves
+from .orders import fill_pass, sweep
 
 logger = logging.getLogger(__name__)
 
@@ -65,3 +67,26 @@ def keep_highlights() -> int:
     from .term_links import keep_recent_highlights
 
     return keep_recent_highlights()
+
+
+@shared_task(
+    name="market.tasks.fill_orders",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=5,
+)
+def fill_orders(term_id: int) -> int:
+    """Fill a term's reachable orders (what a request's pass left over); safe to run again."""
+    return sum(1 for outcome in fill_pass(term_id=term_id) if outcome.trade)
+
+
+@shared_task(name="market.tasks.sweep_orders")
+def sweep_orders() -> int:
+    """Expire due orders and fill reachable ones on every term (the safety net)."""
+    return sweep()
+
+
+@shared_task(name="market.tasks.notify_follow_moves")
+def notify_follow_moves() -> int:
+    """Tell followers of the terms that moved past their threshold."""
+    return tell_moves()

@@ -25,16 +25,24 @@ locks) are stopped by the unique constraint, after which the loser returns the w
 
 Limits. ``max_cost`` (buy) and ``min_proceeds`` (sell) include the fee: they bound what leaves
 or reaches the trader's cash. ``None`` means no limit.
+
+Limit orders. ``place_order`` and ``cancel_order`` live in ``market.orders``, which fills each
+order as ordinary trades through ``_place`` below. The trade function also says whether a
+waiting order came within reach of the price a trade left; if so, right after the trade
+commits, the hooks ``market.orders`` registered (``when_orders_reachable``) fill them, in the
+same request. ``market.orders`` builds on this module, so it registers itself rather than
+being imported here.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+import datetime as dt
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, models
+from django.db import IntegrityError, models, transaction
 
 from peerrevenue.db import atomic_with_retries, prepared_row, retry_count, violates
 
@@ -67,8 +75,10 @@ __all__ = [
     "adjust_balance",
     "balance",
     "buy",
+    "cancel_order",
     "holding",
     "open_account",
+    "place_order",
     "quote",
     "retry_count",
     "sell",
@@ -201,17 +211,64 @@ def sell(*, user, term: Term, shares: int, min_proceeds: int | None, key: str) -
     )
 
 
+def place_order(
+    *, user, term: Term, side: str, shares: int, limit_price: int, expires_at=None, key: str
+):
+    """Leave a limit order (see ``market.orders.place_order``)."""
+    from .orders import place_order as place
+
+    return place(
+        user=user,
+        term=term,
+        side=side,
+        shares=shares,
+        limit_price=limit_price,
+        expires_at=expires_at,
+        key=key,
+    )
+
+
+def cancel_order(*, user, order):
+    """Cancel a waiting limit order (see ``market.orders.cancel_order``)."""
+    from .orders import cancel_order as cancel
+
+    return cancel(user=user, order=order)
+
+
+# Called with (term id, the trade's time) after a trade left a waiting order within reach.
+OrdersReachable = Callable[[int, dt.datetime], None]
+_reachable_hooks: list[OrdersReachable] = []
+
+
+def when_orders_reachable(hook: OrdersReachable) -> None:
+    """Register what fills a term's orders once a trade made one reachable (``market.orders``
+    does, on import)."""
+    if hook not in _reachable_hooks:
+        _reachable_hooks.append(hook)
+
+
+def _orders_reachable(term_id: int, at: dt.datetime) -> None:
+    for hook in _reachable_hooks:
+        hook(term_id, at)
+
+
 def _trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: str) -> Trade:
     if user is None or not getattr(user, "pk", None):
         raise InvalidRequest("Sign in to trade.")
     try:
-        return _place(user=user, term=term, side=side, shares=shares, limit=limit, key=key)
+        done = _place(user=user, term=term, side=side, shares=shares, limit=limit, key=key)
     except IntegrityError as exc:
         if not violates(exc, "unique_trade_key_per_account"):
             raise
         # A repeat of this key committed between our key check and our insert (it came in
         # through another term's lock); ours rolled back, so return the one that happened.
         return _repeated(Trade.objects.select_related("term").get(account__user=user, key=key))
+    if done.orders_reachable:
+        # After COMMIT (at once in autocommit, where the trade was its own transaction): a
+        # fill must see the trade, and must not be undone with the caller's transaction.
+        term_id, at = done.term_id, done.created_at
+        transaction.on_commit(lambda: _orders_reachable(term_id, at))
+    return done
 
 
 def _repeated(trade: Trade) -> Trade:
@@ -317,7 +374,7 @@ _PLACE_TRADE_SQL = (
 
 
 def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: str) -> Trade:
-    """Trade through ``market_place_trade`` (market/migrations/0005), which locks, checks and
+    """Trade through ``market_place_trade`` (market/migrations/0005, 0010), which locks, checks and
     writes in one statement. Outside a transaction that statement is the whole transaction, so
     a trade costs a single round trip; the function decides and this explains its refusals."""
     # No amount in a bigint column exceeds curve.BIGINT_MAX, so the clamped limit allows and refuses
@@ -338,6 +395,7 @@ def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
     for _ in range(3):
         row = atomic_with_retries(lambda: _fetchone(_PLACE_TRADE_SQL, params), statement=True)
         result, trade_id, transaction_id, traded_at, account_id, cash, held, *term_row = row
+        term_row, orders_reachable = term_row[:-1], term_row[-1]
         if result == "no_account":
             # A user from before the market existed: open the account, then trade.
             open_account(user=user)
@@ -364,7 +422,7 @@ def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
     ) = term_row
     q, refusal = _decide(term=locked, side=side, shares=shares, limit=limit, cash=cash, held=held)
     if result == "traded" and refusal is None:
-        return _traded(
+        done = _traded(
             term=locked,
             account_id=account_id,
             key=key,
@@ -373,6 +431,8 @@ def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
             transaction_id=transaction_id,
             at=traded_at,
         )
+        done.orders_reachable = bool(orders_reachable)
+        return done
     if result == "refused" and refusal is not None:
         raise refusal
     raise AssertionError(f"market_place_trade and market.trading disagree: {row}, {refusal!r}")

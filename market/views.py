@@ -35,10 +35,11 @@ from peerrevenue.pagination import page_of, paginate
 from peerrevenue.ratelimit import client_address, is_limited
 from peerrevenue.redirects import safe_next
 
-from . import charts, curve, networth, stats, trading, trend_charts, trends
+from . import charts, curve, networth, notices, orders, stats, trading, trend_charts, trends
 from .cash import cash_and_holding
-from .forms import BUY_MAX, QuoteForm, TradeForm
-from .models import DEFAULT_K, DEFAULT_P0, Term, Trade
+from .forms import BUY_MAX, OrderForm, QuoteForm, TradeForm
+from .models import DEFAULT_K, DEFAULT_P0, Order, Term, Trade
+from .order_book import describe
 from .templatetags.market_pages import trend
 from .tickers import TICKER_SECONDS, clock_bucket, current_tickers
 from .units import MINUS, format_credits, format_shares
@@ -211,6 +212,68 @@ def _trader_context(request: HttpRequest, term_id: int) -> dict:
     return {"cash": cash, "held": held}
 
 
+def _orders_context(request: HttpRequest, term_id: int, price: int) -> dict:
+    """The reader's own orders on the term and their follow: rendered on every request in the
+    trade box, never in a kept piece."""
+    if not request.user.is_authenticated:
+        return {}
+    return {
+        "orders": [
+            order_line(o) for o in orders.orders_of(user=request.user, term_id=term_id, limit=10)
+        ],
+        "follow": notices.following(user=request.user, term_id=term_id),
+        "thresholds": [(bp, notices.percent(bp)) for bp in notices.THRESHOLDS],
+        "order_form": OrderForm(
+            initial={"limit": format_credits(price, unit=False).replace(",", "")}
+        ),
+        "order_key": uuid.uuid4().hex,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class OrderLine:
+    """An order as the trade box and the portfolio show it, in plain words."""
+
+    order: Order
+    summary: str  # "Buy up to 10 shares of “KV cache” at most 1.20 credits a share"
+    state: str  # "Waiting", "Filled", "Cancelled", "Expired"
+    progress: str  # "4 of 10 filled in 2 fills; 6 waiting"
+    reason: str
+    expires: str
+    fills: list[str]
+
+
+def order_line(order: Order) -> OrderLine:
+    words = orders.state_words(order)
+    fills = (
+        [
+            f"{format_shares(f.trade.shares)} for {format_credits(f.trade.total)} "
+            f"(fee {format_credits(f.trade.fee, unit=False)}), "
+            f"{timezone.localtime(f.trade.created_at):%-d %b %H:%M}"
+            for f in sorted(order.fill_rows.all(), key=lambda f: f.number)  # prefetched
+        ]
+        if order.fills
+        else []
+    )
+    progress = f"{order.filled:,} of {format_shares(order.shares)} filled"
+    if order.fills:
+        progress += f" in {order.fills:,} fill{'s' if order.fills != 1 else ''}"
+    if words == "waiting":
+        progress += f"; {format_shares(order.remaining)} waiting"
+    expires = ""
+    if order.expires_at and words == "waiting":
+        expires = f"Waits until {timezone.localtime(order.expires_at):%-d %b %H:%M} UTC"
+    return OrderLine(
+        order=order,
+        summary=describe(order, order.term.phrase),
+        state=words.capitalize(),
+        progress=progress,
+        reason=order.reason,
+        expires=expires,
+        fills=fills,
+    )
+
+
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
     facts = keep.read(request, ("term", slug), "mentions")
@@ -239,6 +302,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
     values = piece.values
     term_id = int(values["term_id"] or 0)
     trader = _trader_context(request, term_id)
+    trader |= _orders_context(request, term_id, int(values["price"] or 0))
     context = {
         "term": values,
         "head_html": piece.html,
@@ -323,6 +387,7 @@ def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
             "phrase": term.phrase,
             "is_tradable": term.is_tradable,
             "status": term.get_status_display(),
+            "price": term.price,
             "main_html": parts["main"],
             "lower_html": parts["lower"],
         },
@@ -444,6 +509,17 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
     except trading.TradeError as exc:
         return _render_quote(request, term, form=form, error=str(exc), status=409)
     return _render_quote(request, term, form=form, priced=priced)
+
+
+@require_GET
+def why_counted(request: HttpRequest, slug: str, arxiv_id: str) -> HttpResponse:
+    from .why import explain
+
+    term = _get_term(slug)
+    found = explain(term=term, arxiv_id=arxiv_id)
+    if found is None:
+        raise Http404(f"“{term.phrase}” has no mention in paper {arxiv_id}.")
+    return render(request, "market/why.html", {"term": term, "why": found, "nav": "market"})
 
 
 @require_GET
@@ -713,6 +789,10 @@ def _portfolio_body(request: HttpRequest) -> str:
         "page": history,
         "standing": stats.standing(user=request.user),
         "starting_grant": settings.MARKET_STARTING_GRANT,
+        "orders": [order_line(o) for o in orders.orders_of(user=request.user, limit=30)],
+        # Shown here whatever the flag said (a notice the database wrote itself included).
+        "new_notice_ids": {n.pk for n in notices.mark_seen(user=request.user)},
+        "notices": notices.recent(user=request.user, limit=10),
     }
     return render_to_string("market/_portfolio_body.html", context, request=request)
 
@@ -781,6 +861,8 @@ def rules_values() -> dict[str, str]:
         "max_shares": f"{settings.MARKET_MAX_SHARES_PER_TRADE:,}",
         "trades_per_window": f"{settings.RATELIMIT_TRADES_PER_WINDOW:,}",
         "window_minutes": str(max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1)),
+        "max_open_orders": f"{settings.MARKET_MAX_OPEN_ORDERS:,}",
+        "fills_per_pass": f"{settings.MARKET_ORDER_FILLS_PER_PASS:,}",
     }
 
 

@@ -4,10 +4,12 @@
 503 otherwise, with a small JSON body that says which is down. With the primary down but a read
 replica answering (``DATABASE_REPLICA_URL``) the instance still serves every reader page, with
 trading paused (``peerrevenue.replicas``): that is a 200 whose body says ``"reads only"``, so
-that the balancer keeps sending readers to it instead of answering them all with its own 503. Answered by a middleware at the
-top of the stack, before anything else runs: no session, no CSRF, no rate limit, no page cache,
-no HTTPS redirect (a balancer checks over plain HTTP), and nothing written. The host is still
-checked against ``ALLOWED_HOSTS`` (a 400 otherwise): the balancer sends the site's own name.
+that the balancer keeps sending readers to it instead of answering them all with its own 503.
+
+Answered by a middleware at the top of the stack, before anything else runs: no session, no
+CSRF, no rate limit, no page cache, no HTTPS redirect (a balancer checks over plain HTTP), and
+nothing written. The host is still checked against ``ALLOWED_HOSTS`` (a 400 otherwise): the
+balancer sends the site's own name.
 
 Cheap: the database check reuses the process's kept connection (one round trip), Redis has a
 quarter second to answer. Failures are not logged on every call (a balancer would write one
@@ -26,9 +28,9 @@ import redis
 from django.conf import settings
 from django.db import DatabaseError, connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.http import HttpRequest, HttpResponse
 
 from . import replicas
-from django.http import HttpRequest, HttpResponse
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +79,7 @@ def check_redis() -> str:
 
 
 def check_replicas() -> str | None:
-    """"ok" when some read replica answers, else why not; None without replicas."""
+    """ "ok" when some read replica answers, else why not; None without replicas."""
     aliases = replicas.replica_aliases()
     if not aliases:
         return None

@@ -352,6 +352,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "task": "market.tasks.snapshot_net_worth",
         "schedule": crontab(minute=5, hour=20),
     },
+    # Every minute: expire limit orders whose time is up, fill any order a price move made
+    # reachable that its trade's request did not get to (a crash, the per-pass cap), and tell
+    # followers of terms that moved past their threshold.
+    "order-sweep": {"task": "market.tasks.sweep_orders", "schedule": crontab()},
+    "follow-moves": {"task": "market.tasks.notify_follow_moves", "schedule": crontab()},
 }
 
 # arXiv endpoints; tests point these at a local server.
@@ -376,6 +381,12 @@ MARKET_STARTING_GRANT = env.int("MARKET_STARTING_GRANT", 1_000 * 1_000_000)
 MARKET_DIVIDEND_PER_MENTION = env.int("MARKET_DIVIDEND_PER_MENTION", 50_000)
 MARKET_FEE_BASIS_POINTS = env.int("MARKET_FEE_BASIS_POINTS", 100)
 MARKET_MAX_SHARES_PER_TRADE = env.int("MARKET_MAX_SHARES_PER_TRADE", 10_000)
+# Limit orders (market/orders.py): how many a trader may have waiting at once, and how many
+# fills one pass makes before it hands the rest to the worker (so a request stays short).
+MARKET_MAX_OPEN_ORDERS = env.int("MARKET_MAX_OPEN_ORDERS", 20)
+MARKET_ORDER_FILLS_PER_PASS = env.int("MARKET_ORDER_FILLS_PER_PASS", 50)
+# A followed term's move, in basis points of its price, that tells its followers by default.
+MARKET_FOLLOW_THRESHOLD_BASIS_POINTS = env.int("MARKET_FOLLOW_THRESHOLD_BASIS_POINTS", 1_000)
 
 # Rate limits, per client address and window.
 # How many proxies in front append to X-Forwarded-For (0: gunicorn faces the clients).

@@ -59,9 +59,9 @@ from django.contrib.sessions.backends.cached_db import SessionStore  # noqa: E40
 from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections  # noqa: E402
 
 from market.ledger import check_ledger  # noqa: E402
-from peerrevenue.availability import PAUSE_SECONDS  # noqa: E402
 from market.models import DividendEvent, Mention, Term  # noqa: E402
 from papers.models import Category, IngestRun, Paper  # noqa: E402
+from peerrevenue.availability import PAUSE_SECONDS  # noqa: E402
 from tests.papers.helpers import FakeArxiv, Reply  # noqa: E402
 from tests.processes import HttpsClient  # noqa: E402
 

@@ -86,3 +86,9 @@ def render_markdown(text: str) -> str:
 @register.filter(is_safe=True)
 def markdown(text: str) -> SafeString:
     return mark_safe(render_markdown(text))  # noqa: S308 - sanitised just above
+
+
+@register.filter
+def threshold(basis_points: int | None) -> str:
+    """A follow's threshold: ``1000`` → ``10%``."""
+    return "" if basis_points is None else f"{basis_points / 100:g}%"

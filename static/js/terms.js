@@ -195,6 +195,30 @@
     trade.textContent = (data && data.signed_in ? "Chart and other amounts: “" : "Trade “") +
       phrase + "” →";
     pop.appendChild(trade);
+    // Signed in (the page's own logout form carries a CSRF token): a button to follow the
+    // term, posted as an ordinary form so the page comes back saying it is followed.
+    var token = document.querySelector("input[name=csrfmiddlewaretoken]");
+    if (token && slug && ticker) {
+      var form = document.createElement("form");
+      form.method = "post";
+      form.action = "/market/" + encodeURIComponent(slug) + "/follow/";
+      form.className = "term-pop__follow";
+      [["csrfmiddlewaretoken", token.value], ["next", window.location.pathname]].forEach(
+        function (pair) {
+          var input = document.createElement("input");
+          input.type = "hidden";
+          input.name = pair[0];
+          input.value = pair[1];
+          form.appendChild(input);
+        }
+      );
+      var button = document.createElement("button");
+      button.type = "submit";
+      button.className = "link-button";
+      button.textContent = "Follow “" + ticker.phrase + "”";
+      form.appendChild(button);
+      pop.appendChild(form);
+    }
   }
 
   // The live quote, asked for on every opening: the last answer is never reused for another.

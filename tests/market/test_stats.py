@@ -217,9 +217,12 @@ def test_dividend_days_group_the_papers_of_a_day(trader, kv_cache, cs_dc):
         dividends.pay_dividend(
             term=kv_cache, paper_ids=[p.pk for p in papers], per_share=50_000, date=day
         )
+    ids1 = tuple(sorted(p.arxiv_id for p in papers1))
     assert stats.dividend_days(term=kv_cache) == [
-        stats.DividendDay(date=day1, papers=2, per_share=50_000, amount=400_000),
-        stats.DividendDay(date=day2, papers=1, per_share=50_000, amount=200_000),
+        stats.DividendDay(date=day1, papers=2, per_share=50_000, amount=400_000, arxiv_ids=ids1),
+        stats.DividendDay(
+            date=day2, papers=1, per_share=50_000, amount=200_000, arxiv_ids=(papers2[0].arxiv_id,)
+        ),
     ]
 
 

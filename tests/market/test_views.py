@@ -265,10 +265,11 @@ def test_term_page_costs_a_fixed_number_of_queries(
     # and the page's facts.
     assert count_queries(client, "/market/kv-cache/") == few <= 11
     client.login(username=trader.username, password=password)
-    assert count_queries(client, "/market/kv-cache/") == few + 3  # session, user, trade box
+    # Session, user, trade box (cash and holding), the reader's orders here and their follow.
+    assert count_queries(client, "/market/kv-cache/") == few + 5
     # Kept until a figure changes: the reader's user row, the page's facts and their cash and
-    # holding.
-    assert count_warm_queries(client, "/market/kv-cache/") == 3
+    # holding, orders and follow.
+    assert count_warm_queries(client, "/market/kv-cache/") == 5
 
 
 def test_signed_in_trader_sees_holding_and_cash(trader_client, trader, kv_cache):
@@ -808,7 +809,8 @@ def test_portfolio_costs_a_fixed_number_of_queries(trader_client, trader, cs_dc)
         dividends.pay_dividend(
             term=term, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
         )
-    assert measure() == few == 13
+    # 13 before orders and notices: their orders, the notices marked seen, the recent ones.
+    assert measure() == few == 16
 
 
 # Leaderboard ------------------------------------------------------------------------------------

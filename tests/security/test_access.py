@@ -159,6 +159,9 @@ KNOWN_POSTS = {
     "/admin/market/term/",
     "/admin/market/term/candidates/",
     "/market/propose/",
+    "/market/kv-cache/order/",
+    "/market/kv-cache/follow/",
+    "/orders/cancel/",
 }
 
 

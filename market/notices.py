@@ -1,0 +1,196 @@
+"""Telling traders what happened: their orders' fills and cancellations, and the terms they
+follow moving past their threshold or paying a dividend.
+
+Each event is a ``Notice`` row, written in the transaction of what it tells (a fill, a cancel,
+a sweep), so nothing is told that did not happen. A trader sees everything untold as one
+batched notice on their next page (``take_unseen``, through ``accounts.middleware``) and in the
+next digest (``undigested``). So that a signed-in page costs no query when there is nothing to
+tell, the writer also sets a flag in the shared cache after commit (``flag``); the rows stay the
+record, and the portfolio always shows the untold ones, so an evicted flag or a notice written
+by the database itself (a term halted from psql) is never lost, only shown a page later.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.utils import timezone
+
+from . import curve
+from .models import Term
+from .notice_models import Follow, Notice
+from .units import format_credits
+
+FLAG_SECONDS = 60 * 60 * 24 * 30
+# The choices a reader has for "tell me when it moves by more than …", in basis points.
+THRESHOLDS = (500, 1_000, 2_000, 5_000)
+
+
+def _flag_key(user_id: int) -> str:
+    return f"market:notices:{user_id}"
+
+
+def flag(user_ids: Iterable[int]) -> None:
+    """Say, after commit, that these users have something to be told."""
+    wanted = sorted(set(user_ids))
+    if wanted:
+        transaction.on_commit(
+            functools.partial(cache.set_many, {_flag_key(u): True for u in wanted}, FLAG_SECONDS)
+        )
+
+
+def tell(*, user_id: int, kind: str, text: str, term_id: int | None = None, order_id=None) -> None:
+    """Write one notice (in the caller's transaction) and flag its reader."""
+    Notice.objects.create(user_id=user_id, kind=kind, text=text, term_id=term_id, order_id=order_id)
+    flag([user_id])
+
+
+def take_unseen(*, user) -> list[Notice]:
+    """The user's notices not yet shown on the site, marked shown: each once. Reads the
+    database only when the flag says there is something."""
+    key = _flag_key(user.pk)
+    if not cache.get(key):
+        return []
+    cache.delete(key)
+    return mark_seen(user=user)
+
+
+def mark_seen(*, user) -> list[Notice]:
+    """Every notice of ``user`` not yet shown, marked shown (a conditional update: two pages
+    at once show each notice once)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Notice._meta.db_table} SET seen_at = now() "
+            "WHERE user_id = %s AND seen_at IS NULL RETURNING id",
+            [user.pk],
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+    return list(Notice.objects.filter(pk__in=ids).order_by("created_at", "id")) if ids else []
+
+
+def batched_text(notices: list[Notice]) -> str:
+    """One message for a batch: the sentences, the newest last."""
+    return " ".join(notice.text for notice in notices)
+
+
+def undigested(*, user) -> list[Notice]:
+    return list(Notice.objects.filter(user=user, digested_at__isnull=True).order_by("created_at"))
+
+
+def mark_digested(notices: list[Notice]) -> None:
+    Notice.objects.filter(pk__in=[n.pk for n in notices], digested_at__isnull=True).update(
+        digested_at=timezone.now()
+    )
+
+
+def recent(*, user, limit: int = 20) -> list[Notice]:
+    return list(Notice.objects.filter(user=user).select_related("term").order_by("-id")[:limit])
+
+
+# Follows ------------------------------------------------------------------------------------
+
+
+def follow(*, user, term: Term, threshold_bp: int | None = None) -> Follow:
+    """Follow ``term`` (or change the threshold); moves are measured from the price now."""
+    threshold = threshold_bp or settings.MARKET_FOLLOW_THRESHOLD_BASIS_POINTS
+    if threshold not in THRESHOLDS and threshold != settings.MARKET_FOLLOW_THRESHOLD_BASIS_POINTS:
+        raise ValueError(f"Choose a threshold of {', '.join(percent(t) for t in THRESHOLDS)}.")
+    price = Term.objects.values_list("supply", "p0", "k").get(pk=term.pk)
+    now_price = curve.price(price[0], p0=price[1], k=price[2])
+    found, _ = Follow.objects.update_or_create(
+        user=user,
+        term=term,
+        defaults={"threshold_bp": threshold, "reference_price": now_price},
+    )
+    return found
+
+
+def unfollow(*, user, term: Term) -> None:
+    Follow.objects.filter(user=user, term=term).delete()
+
+
+def following(*, user, term_id: int) -> Follow | None:
+    return Follow.objects.filter(user=user, term_id=term_id).first()
+
+
+def percent(basis_points: int) -> str:
+    return f"{basis_points / 100:g}%"
+
+
+def tell_moves() -> int:
+    """Tell each follower whose term moved more than their threshold since they were last told
+    (one notice each), and measure from the new price. Returns how many were told.
+
+    One query finds the moves; each follow's reference is moved by a conditional update, so two
+    sweeps at once tell a move once.
+    """
+    f, t = Follow._meta.db_table, Term._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT f.id, f.user_id, f.term_id, t.phrase, f.reference_price,
+                       t.p0 + t.k * t.supply AS price, f.threshold_bp
+                FROM {f} f JOIN {t} t ON t.id = f.term_id
+                WHERE t.status = 'listed'
+                  AND abs(t.p0 + t.k * t.supply - f.reference_price) * 10000
+                      > f.threshold_bp::bigint * f.reference_price"""
+        )
+        rows = cursor.fetchall()
+    told = 0
+    for follow_id, user_id, term_id, phrase, before, price, threshold in rows:
+        with transaction.atomic():
+            if not Follow.objects.filter(pk=follow_id, reference_price=before).update(
+                reference_price=price
+            ):
+                continue
+            change = (price - before) * 10_000 // before if before else 0
+            direction = "rose" if price > before else "fell"
+            tell(
+                user_id=user_id,
+                kind=Notice.Kind.MOVE,
+                term_id=term_id,
+                text=f"“{phrase}” {direction} {percent(abs(change))} to {format_credits(price)} "
+                f"a share (from {format_credits(before)}), past your {percent(threshold)} "
+                "threshold.",
+            )
+            told += 1
+    return told
+
+
+def tell_dividends(*, payouts: Iterable[tuple[int, int]], per_share: int) -> int:
+    """Tell the followers of each term that paid: ``payouts`` are (term id, papers)."""
+    told = 0
+    paid = [(term_id, papers) for term_id, papers in payouts if papers]
+    if not paid:
+        return 0
+    phrases = dict(Term.objects.filter(pk__in=[t for t, _ in paid]).values_list("pk", "phrase"))
+    with transaction.atomic():
+        for term_id, papers in paid:
+            users = Follow.objects.filter(term_id=term_id).values_list("user_id", flat=True)
+            text = (
+                f"“{phrases.get(term_id, '?')}” paid a dividend: {papers:,} new "
+                f"paper{'s' if papers != 1 else ''} mentioned it, "
+                f"{format_credits(per_share * papers)} a share."
+            )
+            notices = [
+                Notice(user_id=u, kind=Notice.Kind.DIVIDEND, term_id=term_id, text=text)
+                for u in users
+            ]
+            Notice.objects.bulk_create(notices)
+            flag(n.user_id for n in notices)
+            told += len(notices)
+    return told
+
+
+def flag_unseen(*, term_ids: Iterable[int]) -> None:
+    """Flag the readers with untold notices about these terms (the status trigger of migration
+    0010 writes notices the cache cannot hear of)."""
+    users = (
+        Notice.objects.filter(term_id__in=list(term_ids), seen_at__isnull=True)
+        .values_list("user_id", flat=True)
+        .distinct()
+    )
+    flag(users)

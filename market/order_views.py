@@ -1,0 +1,148 @@
+"""Limit orders and follows from the term page, its popover and the portfolio: thin views that
+parse the form, call ``market.trading`` / ``market.notices`` and redirect back (post/redirect/
+get), saying what happened in the page's messages."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from peerrevenue.ratelimit import is_limited
+
+from . import notices, orders, trading
+from .forms import OrderForm
+from .models import Order, Term
+from .order_book import describe
+from .units import format_shares
+from .views import TOO_FAST, _get_term
+
+
+def _back(request: HttpRequest, default: str) -> HttpResponse:
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(target)
+    return redirect(default)
+
+
+def _too_fast(request: HttpRequest) -> bool:
+    return is_limited(
+        "trade",
+        str(request.user.pk),
+        limit=settings.RATELIMIT_TRADES_PER_WINDOW,
+        window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
+    )
+
+
+def placed_message(order: Order, phrase: str) -> str:
+    what = describe(order, phrase)
+    if order.state == Order.State.FILLED:
+        return f"{what}: filled at once, {format_shares(order.filled)}."
+    if order.state == Order.State.CANCELLED:
+        return f"{what}: {format_shares(order.filled)} filled, then cancelled. {order.reason}"
+    if order.filled:
+        return (
+            f"{what}: {format_shares(order.filled)} filled at once; "
+            f"{format_shares(order.remaining)} wait for the price."
+        )
+    return f"{what}: waiting for the price to reach your limit."
+
+
+@require_POST
+def place(request: HttpRequest, slug: str) -> HttpResponse:
+    term = _get_term(slug)
+    if not request.user.is_authenticated:
+        return redirect_to_login(term.get_absolute_url())
+    if _too_fast(request):
+        messages.error(
+            request,
+            TOO_FAST.format(
+                limit=settings.RATELIMIT_TRADES_PER_WINDOW,
+                minutes=max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1),
+            ),
+        )
+        return redirect(term)
+    form = OrderForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in dict.fromkeys(errors):
+                messages.error(request, f"Order not placed: {error}")
+        return redirect(term)
+    data = form.cleaned_data
+    seconds = form.expiry_seconds()
+    try:
+        order = trading.place_order(
+            user=request.user,
+            term=term,
+            side=data["side"],
+            shares=data["shares"],
+            limit_price=data["limit"],
+            expires_at=timezone.now() + dt.timedelta(seconds=seconds) if seconds else None,
+            key=data["key"],
+        )
+    except trading.TradeError as exc:
+        messages.error(request, f"Order not placed: {exc}")
+        return redirect(term)
+    if getattr(order, "repeated", False):
+        messages.info(request, "That order was already placed; it is listed below.")
+    else:
+        messages.success(request, placed_message(order, term.phrase))
+    return redirect(term)
+
+
+@require_POST
+def cancel(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("market:portfolio"))
+    order_id = request.POST.get("order", "")
+    if not order_id.isascii() or not order_id.isdigit() or len(order_id) > 18:
+        raise Http404("You have no such order.")
+    order = Order.objects.filter(pk=int(order_id), account__user=request.user).first()
+    if order is None:
+        raise Http404("You have no such order.")
+    phrase = Term.objects.values_list("phrase", flat=True).get(pk=order.term_id)
+    try:
+        done = trading.cancel_order(user=request.user, order=order)
+    except orders.OrderClosed as exc:
+        messages.info(request, str(exc))
+    except trading.TradeError as exc:
+        messages.error(request, str(exc))
+    else:
+        filled = f" ({format_shares(done.filled)} had filled)" if done.filled else ""
+        messages.success(request, f"Cancelled: {describe(done, phrase)}{filled}.")
+    return _back(request, reverse("market:portfolio"))
+
+
+@require_POST
+def follow(request: HttpRequest, slug: str) -> HttpResponse:
+    term = _get_term(slug)
+    if not request.user.is_authenticated:
+        return redirect_to_login(term.get_absolute_url())
+    if request.POST.get("action") == "unfollow":
+        notices.unfollow(user=request.user, term=term)
+        messages.success(request, f"You no longer follow “{term.phrase}”.")
+        return _back(request, term.get_absolute_url())
+    try:
+        threshold = int(
+            request.POST.get("threshold") or settings.MARKET_FOLLOW_THRESHOLD_BASIS_POINTS
+        )
+        notices.follow(user=request.user, term=term, threshold_bp=threshold)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return _back(request, term.get_absolute_url())
+    messages.success(
+        request,
+        f"You follow “{term.phrase}”: you will be told when it moves more than "
+        f"{notices.percent(threshold)}, when it pays a dividend, and about your orders.",
+    )
+    return _back(request, term.get_absolute_url())
