@@ -72,11 +72,13 @@ class StarFill:
             '<form class="star" method="post" action="{}">'
             '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
             '<input type="hidden" name="next" value="{}">'
+            '<input type="hidden" name="action" value="{}">'
             '<button type="submit" class="star__button" aria-pressed="{}" title="{}">{}</button>'
             "{}</form>",
             reverse("library:save", args=[arxiv_id]),
             get_token(self.request),
             self.back,
+            "unsave" if mine else "save",
             "true" if mine else "false",
             "Remove from your library" if mine else "Save to your library",
             "★ Saved" if mine else "☆ Save",

@@ -69,7 +69,15 @@ def toggle_save(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     refused = _limited(request, back)
     if refused:
         return refused
-    shelf.toggle(user=request.user, paper=paper)
+    # The star says what it will do, so a double click or a resent form does it once;
+    # without ``action`` the save toggles.
+    action = request.POST.get("action")
+    if action == "save":
+        shelf.save(user=request.user, paper=paper)
+    elif action == "unsave":
+        shelf.unsave(user=request.user, paper=paper)
+    else:
+        shelf.toggle(user=request.user, paper=paper)
     _refit_soon(request.user.pk)
     return see_other(back)
 

@@ -56,7 +56,7 @@ class Migration(migrations.Migration):
                 ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL)),
             ],
             options={
-                'ordering': [django.db.models.functions.text.Lower('name')],
+                'ordering': [models.OrderBy(django.db.models.functions.text.Lower('name'))],
             },
         ),
         migrations.CreateModel(

@@ -35,12 +35,16 @@ def paper_text(title: str, abstract: str, authors: str) -> str:
     return _TEX_COMMAND.sub(" ", f"{title}\n{abstract}\n{authors}")
 
 
-def vectorizer(*, min_df: int = 5) -> TfidfVectorizer:
+def vectorizer(*, papers: int) -> TfidfVectorizer:
+    # arxiv-sanity's document-frequency bounds assume a large corpus: in a small one (a new
+    # site, the tests) a topic's words are in more than a tenth of the papers and fewer than
+    # five, so they are relaxed there.
+    large = papers >= 1000
     return TfidfVectorizer(
         ngram_range=(1, 2),
         max_features=20000,
-        min_df=min_df,
-        max_df=0.1,
+        min_df=5 if large else 1,
+        max_df=0.1 if large else 0.9,
         sublinear_tf=True,
         stop_words="english",
         dtype=np.float32,
@@ -68,8 +72,7 @@ def fit(*, papers: int | None = None) -> TextModel:
     limit = papers or settings.RECOMMEND_CORPUS_PAPERS
     ids = list(Paper.objects.visible().order_by("-id").values_list("pk", flat=True)[:limit])
     texts = texts_of(ids)
-    # A small library (a new site, the tests) has few words in five papers: ask for two.
-    model = vectorizer(min_df=5 if len(texts) >= 1000 else 1)
+    model = vectorizer(papers=len(texts))
     model.fit(texts)
     # The words dropped by min_df/max_df: only for inspection, and most of the pickle.
     model.stop_words_ = None
