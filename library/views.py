@@ -45,8 +45,12 @@ def back_to(request: HttpRequest, fallback: str) -> str:
 def _refit_soon(user_id: int) -> None:
     from .tasks import refit_reader
 
+    # robust: the save is committed; a refit that fails (tasks run eagerly without a broker)
+    # is logged, and the five-minute catch-up refits the reader, but the save is not undone
+    # in the reader's eyes by an error page.
     transaction.on_commit(
-        lambda: send_from_request(refit_reader, args=(user_id,), what="a refit of recommendations")
+        lambda: send_from_request(refit_reader, args=(user_id,), what="a refit of recommendations"),
+        robust=True,
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from scipy.sparse import csr_matrix
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -44,7 +44,7 @@ def vectorizer(*, papers: int) -> TfidfVectorizer:
         ngram_range=(1, 2),
         max_features=20000,
         min_df=5 if large else 1,
-        max_df=0.1 if large else 0.9,
+        max_df=0.1 if large else (0.9 if papers >= 10 else 1.0),
         sublinear_tf=True,
         stop_words="english",
         dtype=np.float32,
@@ -110,19 +110,32 @@ def current(*, fit_if_missing: bool = True) -> Loaded | None:
     """The newest stored model, unpickled once per process (and again when a newer one is
     stored); fitted first when there is none and papers exist."""
     global _loaded
-    newest = TextModel.objects.order_by("-pk").values_list("pk", flat=True).first()
-    if newest is None:
-        if not fit_if_missing or not Paper.objects.visible().exists():
-            return None
-        newest = fit().pk
-    with _lock:
-        if _loaded is None or _loaded.id != newest:
+    while True:
+        newest = TextModel.objects.order_by("-pk").values_list("pk", flat=True).first()
+        if newest is None:
+            if not fit_if_missing or not Paper.objects.visible().exists():
+                return None
+            newest = _fit_first().pk
+        with _lock:
+            if _loaded is not None and _loaded.id == newest:
+                return _loaded
             blob = TextModel.objects.filter(pk=newest).values_list("blob", flat=True).first()
-            if blob is None:  # replaced between the two reads: take the one that is there
-                return current(fit_if_missing=fit_if_missing)
+            if blob is None:  # replaced between the two reads: read the newest again
+                continue
             model: TfidfVectorizer = pickle.loads(bytes(blob))  # noqa: S301 - our own pickle
             _loaded = Loaded(newest, model, model.get_feature_names_out())
-        return _loaded
+            return _loaded
+
+
+def _fit_first() -> TextModel:
+    """The first model, fitted once however many refits ask for it at the same moment: they
+    queue on a transaction-level advisory lock (fine behind a transaction pooler), and those
+    after the first find its model."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext('library.text_model'))")
+        found = TextModel.objects.order_by("-pk").first()
+        return found if found is not None else fit()
 
 
 def needs_fit() -> bool:

@@ -28,7 +28,9 @@ def listed(cs_dc):
 
 
 def star_form(html: str, arxiv_id: str) -> str:
-    found = re.search(rf'<form class="star" method="post" action="/abs/{arxiv_id}/save/">.*?</form>', html)
+    found = re.search(
+        rf'<form class="star" method="post" action="/abs/{arxiv_id}/save/">.*?</form>', html
+    )
     assert found, f"no star for {arxiv_id}"
     return found.group(0)
 
@@ -147,7 +149,7 @@ def test_bibtex_export_parses(client, reader, cs_dc):
     client.force_login(reader)
     hostile = make_paper(
         title=r"Braces {unbalanced and 100% of #hash & $x_1$ \emph{em}",
-        authors=["Kurt G\\\"odel", "Ada } Lovelace"],
+        authors=['Kurt G\\"odel', "Ada } Lovelace"],
     )
     plain = make_paper(title="Plain title", authors=["A. Turing"])
     for paper in (hostile, plain):
