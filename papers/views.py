@@ -200,7 +200,7 @@ def _paper_piece(*, arxiv_id: str, facts: keep.Facts) -> keep.Piece:
         "subjects": subjects_of(paper),
     }
     paper_html = keep.render_piece("papers/_paper.html", context, facts=facts)
-    return keep.Piece(paper_html, {"title": paper.title_text or paper.title})
+    return keep.Piece(paper_html, {"title": paper.title_text or paper.title, "paper_id": paper.pk})
 
 
 def subjects_of(paper: Paper) -> list[SimpleNamespace]:

@@ -275,7 +275,9 @@ def hole(kind: str, argument: object = "") -> str:
 
 # A filler is made per request: given the request, it returns what its fills depend on (a
 # version: the prices fact, the reader's id) and the function that fills one hole from the
-# hole's argument (returning HTML, already escaped: it goes in as it is).
+# hole's argument (returning HTML, already escaped: it goes in as it is). The function may
+# have a ``prefetch(arguments)`` method, called with all of a text's arguments of its kind
+# before any of them is filled.
 Filler = Callable[[HttpRequest], tuple[object, Callable[[str], str]]]
 _fillers: dict[str, Filler] = {}
 
@@ -331,6 +333,12 @@ class Fill:
         name = (text, versions)
         filled = _filled.get(name)
         if filled is None:
+            # A filler that reads rows per hole (a page's thirty stars) is told every argument
+            # of its kind first, so that it reads them in one query.
+            for kind in kinds:
+                prefetch = getattr(self._filler(kind)[1], "prefetch", None)
+                if prefetch is not None:
+                    prefetch([argument for each, argument in holes if each == kind])
             out = [parts[0]]
             for (kind, argument), after in zip(holes, parts[1:], strict=True):
                 out.append(self._filler(kind)[1](argument).encode())

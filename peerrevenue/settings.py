@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "accounts",
     "papers",
     "market",
+    "library",
 ]
 
 MIDDLEWARE = [
@@ -357,6 +358,18 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # followers of terms that moved past their threshold.
     "order-sweep": {"task": "market.tasks.sweep_orders", "schedule": crontab()},
     "follow-moves": {"task": "market.tasks.notify_follow_moves", "schedule": crontab()},
+    # Recommendations (library/tasks.py): after the day's last ingest attempt, refit the text
+    # model if a new day came in, then every reader's classifiers, and find the new papers'
+    # similar papers. Every five minutes, refit the readers whose library changed and whose
+    # refit (queued by the save) did not run.
+    "recommend-nightly": {
+        "task": "library.tasks.nightly",
+        "schedule": crontab(minute=45, hour=23, day_of_week="sun,mon,tue,wed,thu"),
+    },
+    "recommend-changed-readers": {
+        "task": "library.tasks.refit_changed",
+        "schedule": crontab(minute="*/5"),
+    },
 }
 
 # arXiv endpoints; tests point these at a local server.
@@ -408,6 +421,19 @@ RATELIMIT_PROPOSALS_PER_DAY = env.int("RATELIMIT_PROPOSALS_PER_DAY", 10)
 # less than a script.
 RATELIMIT_WATCHES_PER_WINDOW = env.int("RATELIMIT_WATCHES_PER_WINDOW", 60)
 RATELIMIT_SAVED_SEARCHES_PER_WINDOW = env.int("RATELIMIT_SAVED_SEARCHES_PER_WINDOW", 30)
+# Saving, unsaving and tagging papers: a reader going down a day's list starring every other
+# paper stays far below it.
+RATELIMIT_SAVES_PER_WINDOW = env.int("RATELIMIT_SAVES_PER_WINDOW", 120)
+
+# Recommendations (library/recommend). New papers are those of the last RECOMMEND_DAYS days
+# of listings; each reader's classifiers learn against them and RECOMMEND_BACKGROUND_PAPERS
+# others; the text model is fitted on the newest RECOMMEND_CORPUS_PAPERS papers; the best
+# RECOMMEND_PER_READER are stored per reader.
+RECOMMEND_DAYS = env.int("RECOMMEND_DAYS", 7)
+RECOMMEND_POOL_PAPERS = env.int("RECOMMEND_POOL_PAPERS", 20_000)
+RECOMMEND_BACKGROUND_PAPERS = env.int("RECOMMEND_BACKGROUND_PAPERS", 3_000)
+RECOMMEND_CORPUS_PAPERS = env.int("RECOMMEND_CORPUS_PAPERS", 50_000)
+RECOMMEND_PER_READER = env.int("RECOMMEND_PER_READER", 50)
 
 # Email: the console backend unless SMTP is configured.
 EMAIL_HOST = env.str("EMAIL_HOST", "")

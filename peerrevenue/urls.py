@@ -11,6 +11,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("searches/", saved_search_views.saved_searches, name="saved_searches"),
     path("searches/delete/", saved_search_views.delete_saved_search, name="delete_saved_search"),
+    path("", include("library.urls")),
     path("", include("papers.urls")),
     path("", include("market.urls")),
     path("", include("accounts.public_urls")),

@@ -1,0 +1,24 @@
+from django.apps import AppConfig
+
+
+class LibraryConfig(AppConfig):
+    name = "library"
+    verbose_name = "Library"
+
+    def ready(self) -> None:
+        from peerrevenue import keep
+
+        from . import fillers
+
+        # Moved by triggers (migration 0001) on any save, unsave or read mark, and on any
+        # stored recommendation or similar list: the stars, saved counts and "for you" and
+        # "similar" sections are holes filled under these, so kept pages never hold them.
+        keep.fact("saves", "SELECT value FROM kept_stamp WHERE name = 'saves'", every_page=True)
+        keep.fact(
+            "recommendations",
+            "SELECT value FROM kept_stamp WHERE name = 'recommendations'",
+            every_page=True,
+        )
+        keep.filler("saved", fillers.saved_stars)
+        keep.filler("for-you", fillers.for_you)
+        keep.filler("similar", fillers.similar)

@@ -1,0 +1,135 @@
+"""The reader's parts of kept pages, filled per request (``peerrevenue.keep`` holes).
+
+- ``saved`` (argument: a paper's id): the star. For a signed-in reader a small form that saves
+  or unsaves the paper (POST, CSRF, back to this page: no script needed); for anyone else a
+  link to sign in. Both show how many readers saved the paper. Filled under the ``saves`` fact
+  (any save moves it), the reader, their CSRF secret and the page's address, so a fill kept in
+  this process is never another reader's or another page's. One query fills a page's stars.
+- ``for-you``: the signed-in front page's section of the reader's stored recommendations.
+- ``similar`` (argument: a paper's id): the paper page's similar papers, as the worker stored
+  them; a paper without a list yet asks the worker for one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest
+from django.middleware.csrf import get_token
+from django.template.defaultfilters import pluralize
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import format_html
+
+from peerrevenue import keep
+from peerrevenue.queueing import send_from_request
+
+
+class StarFill:
+    def __init__(self, request: HttpRequest) -> None:
+        self.request = request
+        self.user_id = request.user.pk if request.user.is_authenticated else None
+        self.rows: dict[str, tuple[str, int, bool]] = {}
+        self.back = request.get_full_path()
+
+    def prefetch(self, arguments: Iterable[str]) -> None:
+        wanted = [int(a) for a in set(arguments) if a.isdigit() and a not in self.rows]
+        if not wanted:
+            return
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT p.id, p.arxiv_id, count(s.id), coalesce(bool_or(s.user_id = %s), false)"
+                " FROM papers_paper AS p LEFT JOIN library_savedpaper AS s ON s.paper_id = p.id"
+                " WHERE p.id = ANY(%s) GROUP BY p.id",
+                [self.user_id, wanted],
+            )
+            for pk, arxiv_id, count, mine in cursor.fetchall():
+                self.rows[str(pk)] = (arxiv_id, count, mine)
+
+    def __call__(self, argument: str) -> str:
+        if argument not in self.rows:
+            self.prefetch([argument])
+        found = self.rows.get(argument)
+        if found is None:
+            return ""
+        arxiv_id, count, mine = found
+        counted = (
+            format_html(' <span class="star__count">{} save{}</span>', count, pluralize(count))
+            if count
+            else ""
+        )
+        if self.user_id is None:
+            return format_html(
+                '<p class="star"><a class="star__button" href="{}?next={}" title="Sign in to'
+                ' save papers to your library">☆ Save</a>{}</p>',
+                reverse("login"),
+                self.back,
+                counted,
+            )
+        return format_html(
+            '<form class="star" method="post" action="{}">'
+            '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+            '<input type="hidden" name="next" value="{}">'
+            '<input type="hidden" name="action" value="{}">'
+            '<button type="submit" class="star__button" aria-pressed="{}" title="{}">{}</button>'
+            "{}</form>",
+            reverse("library:save", args=[arxiv_id]),
+            get_token(self.request),
+            self.back,
+            "unsave" if mine else "save",
+            "true" if mine else "false",
+            "Remove from your library" if mine else "Save to your library",
+            "★ Saved" if mine else "☆ Save",
+            counted,
+        )
+
+
+def saved_stars(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    facts = keep.facts_of(request)
+    fill = StarFill(request)
+    secret = request.META.get("CSRF_COOKIE") if fill.user_id is not None else None
+    return (facts["saves"], fill.user_id, secret, fill.back), fill
+
+
+def for_you(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    facts = keep.facts_of(request)
+    user_id = request.user.pk if request.user.is_authenticated else None
+
+    def fill(argument: str) -> str:
+        if user_id is None:
+            return ""
+        from .recommended import recommended
+
+        picks = recommended(user_id=user_id, limit=5)
+        return render_to_string("library/_for_you_section.html", {"picks": picks})
+
+    return (facts["recommendations"], facts["saves"], user_id), fill
+
+
+def similar(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    facts = keep.facts_of(request)
+
+    def fill(argument: str) -> str:
+        if not argument.isdigit():
+            return ""
+        from .recommended import similar_papers
+
+        papers = similar_papers(paper_id=int(argument))
+        if papers is None:
+            _ask_for_similar(int(argument))
+            papers = similar_papers(paper_id=int(argument))  # found already if tasks are eager
+        return render_to_string(
+            "library/_similar_section.html", {"papers": papers, "pending": papers is None}
+        )
+
+    return facts["recommendations"], fill
+
+
+def _ask_for_similar(paper_id: int) -> None:
+    from .tasks import find_similar
+
+    # Once per paper and hour, however many readers open its page before the worker is done.
+    if cache.add(f"library:similar-asked:{paper_id}", 1, timeout=3600):
+        send_from_request(find_similar, args=(paper_id,), what="similar papers")

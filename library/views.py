@@ -1,0 +1,271 @@
+"""The library's pages: thin, each parses input, calls one domain function and renders."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from papers.models import Category, Paper
+from peerrevenue import keep
+from peerrevenue.pagination import paginate
+from peerrevenue.queueing import send_from_request
+from peerrevenue.ratelimit import refuse_if_too_many
+
+from . import bibtex, hot, recommended, shelf
+from .models import Shelf, Tag
+
+PER_PAGE = 30
+
+
+def see_other(url: str) -> HttpResponseRedirect:
+    """303: the browser follows with a GET, whatever the form's method was."""
+    response = HttpResponseRedirect(url)
+    response.status_code = 303
+    return response
+
+
+def back_to(request: HttpRequest, fallback: str) -> str:
+    """The form's ``next``, if it is an address on this site; else ``fallback``."""
+    wanted = request.POST.get("next", "")
+    if wanted and url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return wanted
+    return fallback
+
+
+def _refit_soon(user_id: int) -> None:
+    from .tasks import refit_reader
+
+    # robust: the save is committed; a refit that fails (tasks run eagerly without a broker)
+    # is logged, and the five-minute catch-up refits the reader, but the save is not undone
+    # in the reader's eyes by an error page.
+    transaction.on_commit(
+        lambda: send_from_request(refit_reader, args=(user_id,), what="a refit of recommendations"),
+        robust=True,
+    )
+
+
+def _limited(request: HttpRequest, back: str) -> HttpResponse | None:
+    return refuse_if_too_many(
+        request,
+        scope="save",
+        limit=settings.RATELIMIT_SAVES_PER_WINDOW,
+        done="saved, unsaved or tagged papers",
+        back=back,
+    )
+
+
+@require_POST
+def toggle_save(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
+    back = back_to(request, paper.get_absolute_url())
+    if not request.user.is_authenticated:
+        return redirect_to_login(back)
+    refused = _limited(request, back)
+    if refused:
+        return refused
+    # The star says what it will do, so a double click or a resent form does it once;
+    # without ``action`` the save toggles.
+    action = request.POST.get("action")
+    if action == "save":
+        shelf.save(user=request.user, paper=paper)
+    elif action == "unsave":
+        shelf.unsave(user=request.user, paper=paper)
+    else:
+        shelf.toggle(user=request.user, paper=paper)
+    _refit_soon(request.user.pk)
+    return see_other(back)
+
+
+@require_POST
+def set_tags(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
+    back = back_to(request, reverse("library:library"))
+    if not request.user.is_authenticated:
+        return redirect_to_login(back)
+    refused = _limited(request, back)
+    if refused:
+        return refused
+    names = request.POST.get("tags", "").split(",")
+    try:
+        shelf.set_tags(user=request.user, paper=paper, names=names)
+    except shelf.LibraryError as refusal:
+        messages.error(request, str(refusal))
+    else:
+        _refit_soon(request.user.pk)
+    return see_other(back)
+
+
+@login_required
+@require_POST
+def mark_read(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    paper = get_object_or_404(Paper, arxiv_id=arxiv_id)
+    shelf.mark_read(user=request.user, paper=paper, read=request.POST.get("read") == "1")
+    return see_other(back_to(request, reverse("library:library")))
+
+
+@login_required
+@require_POST
+def create_tag(request: HttpRequest) -> HttpResponse:
+    try:
+        tag = shelf.create_tag(user=request.user, name=request.POST.get("name", ""))
+    except shelf.LibraryError as refusal:
+        messages.error(request, str(refusal))
+        return see_other(reverse("library:library"))
+    return see_other(f"{reverse('library:library')}?tag={tag.pk}")
+
+
+@login_required
+@require_POST
+def rename_tag(request: HttpRequest, tag_id: int) -> HttpResponse:
+    try:
+        tag = shelf.rename_tag(user=request.user, tag_id=tag_id, name=request.POST.get("name", ""))
+    except Tag.DoesNotExist:
+        raise Http404("You have no such tag.") from None
+    except shelf.LibraryError as refusal:
+        messages.error(request, str(refusal))
+        return see_other(f"{reverse('library:library')}?tag={tag_id}")
+    messages.success(request, f"Renamed the tag to “{tag.name}”.")
+    return see_other(f"{reverse('library:library')}?tag={tag.pk}")
+
+
+@login_required
+@require_POST
+def delete_tag(request: HttpRequest, tag_id: int) -> HttpResponse:
+    try:
+        name = shelf.delete_tag(user=request.user, tag_id=tag_id)
+    except Tag.DoesNotExist:
+        raise Http404("You have no such tag.") from None
+    messages.success(request, f"Deleted the tag “{name}”; its papers stay in your library.")
+    return see_other(reverse("library:library"))
+
+
+def _tag_of(request: HttpRequest) -> Tag | None:
+    wanted = request.GET.get("tag", "")
+    if not wanted:
+        return None
+    if not wanted.isdigit():
+        raise Http404("No such tag.")
+    # Only the reader's own: another's tag id is as absent as a made-up one.
+    return get_object_or_404(Tag, user=request.user, pk=int(wanted))
+
+
+@login_required
+def library_page(request: HttpRequest) -> HttpResponse:
+    tag = _tag_of(request)
+    unread = request.GET.get("unread") == "1"
+    page = paginate(
+        request, shelf.saved_papers(user=request.user, tag=tag, unread=unread), per_page=PER_PAGE
+    )
+    context = {
+        "page": page,
+        "tag": tag,
+        "unread": unread,
+        "tags": shelf.tags_of(user=request.user),
+        "total": shelf.library_size(user=request.user),
+        "nav": "library",
+        "tag_name_max": 60,
+    }
+    return render(request, "library/library.html", context)
+
+
+@login_required
+def export(request: HttpRequest, kind: str) -> HttpResponse:
+    tag = _tag_of(request)
+    papers = [saved.paper for saved in shelf.saved_papers(user=request.user, tag=tag)]
+    name = f"library-{tag.name}" if tag else "library"
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:80]
+    if kind == "bib":
+        response = HttpResponse(bibtex.bibtex(papers), content_type="text/x-bibtex; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{safe}.bib"'
+    else:
+        response = HttpResponse(bibtex.id_list(papers), content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{safe}.txt"'
+    return response
+
+
+def recommended_page(request: HttpRequest) -> HttpResponse:
+    context: dict[str, object] = {"nav": "recommended", "picks": [], "state": "anonymous"}
+    if request.user.is_authenticated:
+        user_id = request.user.pk
+        saved = shelf.library_size(user=request.user)
+        picks = recommended.recommended(user_id=user_id, limit=PER_PAGE)
+        fitted = (
+            Shelf.objects.filter(user_id=user_id).values_list("changes", "fitted_changes").first()
+        )
+        if not saved:
+            state = "empty"
+        elif picks:
+            state = "ready"
+        elif fitted is None or fitted[0] != fitted[1]:
+            state = "pending"
+        else:
+            state = "nothing-new"
+        context.update({"picks": picks, "state": state, "saved": saved})
+    if context["state"] != "ready":
+        context["hot"] = hot_list(request, period="week", category=None)
+    return render(request, "library/recommended.html", context)
+
+
+def hot_list(request: HttpRequest, *, period: str, category: str | None) -> keep.Piece:
+    """The ranked list, kept under what it shows: saves and prices (trades move them), and the
+    five-minute clock, since the period's start moves with time."""
+    from django.utils import timezone
+
+    facts = keep.facts_of(request)
+    bucket = int(timezone.now().timestamp() // 300)
+    return keep.get_or_make(
+        keep.key("hot", period, category, facts["saves"], facts["prices"], facts["terms"], bucket),
+        lambda: _hot_piece(period=period, category=category, facts=facts),
+        size=keep.piece_size,
+    )
+
+
+def _hot_piece(*, period: str, category: str | None, facts: keep.Facts) -> keep.Piece:
+    ranked = hot.ranking(period=period, category=category)
+    papers = Paper.objects.defer("search_vector").in_bulk([item.paper_id for item in ranked])
+    rows = [(papers[item.paper_id], item) for item in ranked if item.paper_id in papers]
+    html = keep.render_piece(
+        "library/_hot_list.html",
+        {"rows": rows, "period": period, "save_weight": hot.SAVE_WEIGHT},
+        facts=facts,
+    )
+    return keep.Piece(html)
+
+
+def hot_page(request: HttpRequest) -> HttpResponse:
+    period = request.GET.get("period", "week")
+    if period not in hot.PERIODS:
+        period = "week"
+    code = request.GET.get("category") or None
+    category = None
+    if code is not None:
+        category = Category.objects.filter(code=code).first()
+        if category is None:
+            raise Http404(f"There is no category “{code}”.")
+    facts = keep.read(request)
+    return keep.anonymous_page(
+        request,
+        facts,
+        lambda: keep.respond(
+            request,
+            "library/hot.html",
+            {
+                "hot_html": hot_list(request, period=period, category=code).html,
+                "period": period,
+                "periods": list(hot.PERIODS),
+                "category": category,
+                "nav": "hot",
+            },
+            pieces=["hot_html"],
+        ),
+    )

@@ -1,0 +1,181 @@
+"""Recommendations learned from what a reader saved, read from stored scores."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import threading
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+
+from library import hot, shelf
+from library.models import Recommendation, SavedPaper
+from library.recommend import readers, similar, text
+from tests.factories import list_paper, make_paper
+
+TOPICS = {
+    "consensus": "consensus paxos raft replication quorum leader election byzantine fault",
+    "serving": "inference serving gpu batching latency kernels transformer throughput",
+    "storage": "storage compaction lsm tree ssd erasure coding durability disk",
+}
+
+
+def corpus(category, *, per_topic: int = 12, days: int = 3) -> dict[str, list]:
+    """Papers of three topics, mixed: each abstract draws most words from its topic."""
+    rng = random.Random(7)
+    today = timezone.localdate()
+    made: dict[str, list] = {name: [] for name in TOPICS}
+    for n in range(per_topic):
+        for name, words in TOPICS.items():
+            vocabulary = words.split()
+            abstract = " ".join(rng.choice(vocabulary) for _ in range(30)) + " we study it."
+            paper = make_paper(title=f"On {rng.choice(vocabulary)} {n}", abstract=abstract)
+            list_paper(paper, category=category, date=today - dt.timedelta(days=n % days))
+            made[name].append(paper)
+    return made
+
+
+@pytest.mark.django_db
+def test_papers_of_the_saved_topic_come_first(cs_dc, reader):
+    papers = corpus(cs_dc)
+    for paper in papers["serving"][:4]:
+        shelf.save(user=reader, paper=paper)
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    ranked = list(
+        Recommendation.objects.filter(user=reader).order_by("rank").values_list("paper", flat=True)
+    )
+    serving = {p.pk for p in papers["serving"][4:]}
+    assert set(ranked[: len(serving)]) == serving  # all the other serving papers first
+    assert not {p.pk for p in papers["serving"][:4]} & set(ranked)  # nothing already saved
+    first = Recommendation.objects.get(user=reader, rank=1)
+    assert first.liked == 4 and first.terms
+    assert set(first.terms) <= set(TOPICS["serving"].split()) | {
+        f"{a} {b}" for a in TOPICS["serving"].split() for b in TOPICS["serving"].split()
+    }
+
+
+@pytest.mark.django_db
+def test_each_tag_gets_its_own_picks_and_reason(client, cs_dc, reader):
+    papers = corpus(cs_dc)
+    client.force_login(reader)
+    for paper in papers["serving"][:3]:
+        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "serving"})
+    for paper in papers["storage"][:3]:
+        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "disks"})
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    page = client.get("/recommended/").content.decode()
+    assert "like 3 papers in “serving”" in page and "like 3 papers in “disks”" in page
+    top = Recommendation.objects.filter(user=reader).order_by("rank")[:18]
+    topics = {p.pk: name for name, ps in papers.items() for p in ps}
+    assert {topics[r.paper_id] for r in top} == {"serving", "storage"}
+
+
+@pytest.mark.django_db
+def test_for_you_changes_after_saving_another_topic(client, cs_dc, reader):
+    papers = corpus(cs_dc)
+    client.force_login(reader)
+    text.fit()
+    with_save = papers["consensus"][:3]
+    for paper in with_save:
+        client.post(f"/abs/{paper.arxiv_id}/save/", {"action": "save"})
+    readers.refit(user_id=reader.pk)
+    before = client.get("/recommended/").content.decode().split("Why:")[0]
+    assert any(p.title in before for p in papers["consensus"][3:])
+    for paper in with_save:
+        client.post(f"/abs/{paper.arxiv_id}/save/", {"action": "unsave"})
+    for paper in papers["storage"][:3]:
+        client.post(f"/abs/{paper.arxiv_id}/save/", {"action": "save"})
+    readers.refit(user_id=reader.pk)
+    after = client.get("/recommended/").content.decode()
+    first = after.split("Why:")[0]
+    assert any(p.title in first for p in papers["storage"][3:])
+    home = client.get("/").content.decode()
+    assert "For you" in home
+
+
+@pytest.mark.django_db
+def test_a_reader_with_nothing_saved_is_told_how_to_start(client, cs_dc, reader):
+    corpus(cs_dc, per_topic=2)
+    client.force_login(reader)
+    page = client.get("/recommended/").content.decode()
+    assert "Save a few papers to start" in page and "Hot this week" in page
+
+
+@pytest.mark.django_db
+def test_a_hidden_paper_never_appears(client, cs_dc, reader, rival):
+    papers = corpus(cs_dc)
+    for paper in papers["serving"][:3]:
+        shelf.save(user=reader, paper=paper)
+    victim = papers["serving"][5]
+    shelf.save(user=rival, paper=victim)
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    similar.store(paper_id=papers["serving"][4].pk)
+    assert Recommendation.objects.filter(user=reader, paper=victim).exists()
+    victim.hidden = True
+    victim.save()
+    client.force_login(reader)
+    assert victim.title not in client.get("/recommended/").content.decode()
+    assert victim.title not in client.get(papers["serving"][4].get_absolute_url()).content.decode()
+    assert victim.title not in client.get("/hot/?period=week").content.decode()
+    assert victim.pk not in [h.paper_id for h in hot.ranking(period="month")]
+    # and a refit learns nothing from it, and stores nothing of it
+    readers.refit(user_id=reader.pk)
+    assert not Recommendation.objects.filter(paper=victim).exists()
+
+
+@pytest.mark.django_db
+def test_similar_papers_on_the_paper_page(client, cs_dc):
+    papers = corpus(cs_dc)
+    text.fit()
+    page = client.get(papers["storage"][0].get_absolute_url()).content.decode()
+    section = page.split("Similar papers")[1]
+    assert sum(p.title in section for p in papers["storage"][1:]) >= 4
+    assert not any(p.title in section for p in papers["consensus"])
+
+
+@pytest.mark.django_db
+def test_hot_counts_saves_over_the_period(client, cs_dc, reader, rival):
+    papers = corpus(cs_dc, per_topic=2)
+    shelf.save(user=reader, paper=papers["serving"][0])
+    shelf.save(user=rival, paper=papers["serving"][0])
+    shelf.save(user=rival, paper=papers["storage"][1])
+    old = SavedPaper.objects.get(user=rival, paper=papers["storage"][1])
+    SavedPaper.objects.filter(pk=old.pk).update(saved_at=timezone.now() - dt.timedelta(days=3))
+    day = [h.paper_id for h in hot.ranking(period="day")]
+    week = [h.paper_id for h in hot.ranking(period="week")]
+    assert day == [papers["serving"][0].pk]
+    assert week == [papers["serving"][0].pk, papers["storage"][1].pk]
+    page = client.get("/hot/?period=day").content.decode()
+    assert "2 saves" in page and papers["serving"][0].title in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_twenty_racing_saves_store_the_paper_once(cs_dc, reader):
+    paper = make_paper()
+    codes: list[int] = []
+    barrier = threading.Barrier(20)
+
+    def save() -> None:
+        client = Client()
+        client.force_login(reader)
+        barrier.wait()
+        try:
+            codes.append(
+                client.post(f"/abs/{paper.arxiv_id}/save/", {"action": "save"}).status_code
+            )
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=save) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(codes) == [303] * 20
+    assert SavedPaper.objects.filter(user=reader, paper=paper).count() == 1
