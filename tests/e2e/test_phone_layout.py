@@ -27,6 +27,9 @@ PAGES = {
     "portfolio": "/portfolio/",
     "leaderboard": "/leaderboard/",
     "trader": "/traders/tobias/",
+    "library": "/library/",
+    "recommended": "/recommended/",
+    "hot": "/hot/?period=month",
 }
 
 
