@@ -162,6 +162,12 @@ KNOWN_POSTS = {
     "/market/kv-cache/order/",
     "/market/kv-cache/follow/",
     "/orders/cancel/",
+    "/abs/2611.00001/save/",
+    "/abs/2611.00001/tags/",
+    "/abs/2611.00001/read/",
+    "/library/tags/",
+    "/library/tags/rename/",
+    "/library/tags/delete/",
 }
 
 
