@@ -28,6 +28,47 @@ def scratch_database(name: str, *, server: str = POSTGRES_ADMIN_URL) -> str:
     return f"{server}/{name}"
 
 
+def reused_or_scratch(name: str, *, papers: int, reuse: bool) -> tuple[str, bool]:
+    """The URL of database ``name``, and whether it already holds ``papers`` papers and
+    ``reuse`` asked to keep it; otherwise it is made anew (``scratch_database``)."""
+    import psycopg
+
+    url = f"{POSTGRES_ADMIN_URL}/{name}"
+    if reuse:
+        try:
+            with psycopg.connect(url) as conn:
+                row = conn.execute("SELECT count(*) FROM papers_paper").fetchone()
+                if row is not None and row[0] == papers:
+                    return url, True
+        except psycopg.Error:
+            pass
+    return scratch_database(name), False
+
+
+def setup_offline_django(database_url: str) -> None:
+    """Django on ``database_url`` with no Redis, debug off (no query log), static URLs served
+    without collectstatic's manifest, and the schema migrated: for in-process benchmarks."""
+    setup_django(
+        {
+            "DATABASE_URL": database_url,
+            "REDIS_URL": "",
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SECRET_KEY": "benchmark-only-secret-key-" + "x" * 40,
+            "DJANGO_ALLOWED_HOSTS": "testserver",
+            "DJANGO_SECURE_SSL_REDIRECT": "0",
+        }
+    )
+    from django.conf import settings
+    from django.core.management import call_command
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    call_command("migrate", verbosity=0)
+    call_command("createcachetable")  # the local cache lives in PostgreSQL without Redis
+
+
 def production_environment(database_url: str, *, redis_db: int) -> dict[str, str]:
     return {
         "DATABASE_URL": database_url,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import POSTGRES_ADMIN_URL, scratch_database, setup_django  # noqa: E402
+from _harness import reused_or_scratch, setup_offline_django  # noqa: E402
 
 DATABASE = "peerrevenue_bench_recommend"
 
@@ -46,33 +46,10 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true")
     args = parser.parse_args()
 
-    url = f"{POSTGRES_ADMIN_URL}/{DATABASE}"
-    reuse = False
-    if args.reuse:
-        import psycopg
-
-        try:
-            with psycopg.connect(url) as conn:
-                row = conn.execute("SELECT count(*) FROM papers_paper").fetchone()
-                reuse = row is not None and row[0] == args.papers
-        except psycopg.Error:
-            reuse = False
-    if not reuse:
-        url = scratch_database(DATABASE)
-    setup_django(
-        {
-            "DATABASE_URL": url,
-            "REDIS_URL": "",
-            "DJANGO_DEBUG": "0",
-            "DJANGO_SECRET_KEY": "benchmark-only-secret-key-" + "x" * 40,
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-            "DJANGO_SECURE_SSL_REDIRECT": "0",
-        }
-    )
+    url, reuse = reused_or_scratch(DATABASE, papers=args.papers, reuse=args.reuse)
+    setup_offline_django(url)
     import search as search_bench
-    from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
 
@@ -80,12 +57,6 @@ def main() -> None:
     from library.recommend import pool as pools
     from library.recommend import readers, similar, text
 
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    call_command("migrate", verbosity=0)
-    call_command("createcachetable")
     if reuse:
         print(f"Reusing {DATABASE} with {args.papers:,} papers")
     else:

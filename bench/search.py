@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import POSTGRES_ADMIN_URL, scratch_database, setup_django  # noqa: E402
+from _harness import reused_or_scratch, setup_offline_django  # noqa: E402
 
 DATABASE = "pr_search_bench"
 FIRST_DAY = dt.date(2021, 11, 1)
@@ -350,44 +350,14 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true")
     args = parser.parse_args()
 
-    url = f"{POSTGRES_ADMIN_URL}/{DATABASE}"
-    reuse = False
-    if args.reuse:
-        import psycopg
-
-        try:
-            with psycopg.connect(url) as conn:
-                row = conn.execute("SELECT count(*) FROM papers_paper").fetchone()
-                reuse = row is not None and row[0] == args.papers
-        except psycopg.Error:
-            reuse = False
-    if not reuse:
-        url = scratch_database(DATABASE)
-    setup_django(
-        {
-            "DATABASE_URL": url,
-            "REDIS_URL": "",
-            "DJANGO_DEBUG": "0",
-            "DJANGO_SECRET_KEY": "benchmark-only-secret-key-" + "x" * 40,
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-            "DJANGO_SECURE_SSL_REDIRECT": "0",
-        }
-    )
-    from django.conf import settings
-    from django.core.management import call_command
+    url, reuse = reused_or_scratch(DATABASE, papers=args.papers, reuse=args.reuse)
+    setup_offline_django(url)
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
     from papers import search
 
-    # DEBUG is off (no query log); serve static URLs without the collectstatic manifest.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    call_command("migrate", verbosity=0)
-    call_command("createcachetable")  # the local cache lives in PostgreSQL without Redis
     if reuse:
         print(f"Reusing {DATABASE} with {args.papers:,} papers")
         corpus = Corpus(args.seed)

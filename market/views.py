@@ -539,11 +539,10 @@ def tickers_json(request: HttpRequest) -> JsonResponse:
     return _json({"terms": terms})
 
 
-@require_GET
-def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
-    """The live quote for quote.js: numbers in µ¢ plus the same words the pages show."""
-    # Signed-in traders count alone, so people sharing an address do not use up each other's
-    # quotes; everyone else counts by address.
+def _quoting_too_fast(request: HttpRequest) -> JsonResponse | None:
+    """The 429 for a reader past the quote limit (live quotes and popover offers count alike),
+    or None. Signed-in traders count alone, so people sharing an address do not use up each
+    other's quotes; everyone else counts by address."""
     who = f"user:{request.user.pk}" if request.user.is_authenticated else client_address(request)
     if is_limited(
         "quote",
@@ -556,6 +555,15 @@ def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
             minutes=max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1),
         )
         return _json({"ok": False, "error": message}, status=429)
+    return None
+
+
+@require_GET
+def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
+    """The live quote for quote.js: numbers in µ¢ plus the same words the pages show."""
+    refused = _quoting_too_fast(request)
+    if refused is not None:
+        return refused
     term = _get_term(slug)
     form = QuoteForm(request.GET)
     if not form.is_valid():
@@ -634,18 +642,9 @@ def offer_json(request: HttpRequest, slug: str) -> JsonResponse:
     """What a highlighted word's popover shows (static/js/terms.js): the term's live price and,
     for a signed-in trader, buttons that buy or sell a few shares at a live quote in one
     confirm. Asked on each opening, never kept: it is the reader's own (cash, holding, CSRF)."""
-    who = f"user:{request.user.pk}" if request.user.is_authenticated else client_address(request)
-    if is_limited(
-        "quote",
-        who,
-        limit=settings.RATELIMIT_QUOTES_PER_WINDOW,
-        window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
-    ):
-        message = QUOTING_TOO_FAST.format(
-            limit=settings.RATELIMIT_QUOTES_PER_WINDOW,
-            minutes=max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1),
-        )
-        return _json({"ok": False, "error": message}, status=429)
+    refused = _quoting_too_fast(request)
+    if refused is not None:
+        return refused
     term = _get_term(slug)
     ticker = current_tickers(request).get(term.pk)
     back = safe_next(request)
