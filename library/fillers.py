@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from django.core.cache import cache
-from django.db import connection
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
 from django.template.defaultfilters import pluralize
@@ -23,7 +22,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 
-from peerrevenue import keep
+from peerrevenue import keep, replicas
 from peerrevenue.queueing import send_from_request
 
 
@@ -38,7 +37,7 @@ class StarFill:
         wanted = [int(a) for a in set(arguments) if a.isdigit() and a not in self.rows]
         if not wanted:
             return
-        with connection.cursor() as cursor:
+        with replicas.reading_connection().cursor() as cursor:
             cursor.execute(
                 "SELECT p.id, p.arxiv_id, count(s.id), coalesce(bool_or(s.user_id = %s), false)"
                 " FROM papers_paper AS p LEFT JOIN library_savedpaper AS s ON s.paper_id = p.id"

@@ -15,8 +15,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db import connection
 from django.utils import timezone
+
+from peerrevenue import replicas
 
 PERIODS = {"day": 1, "week": 7, "month": 30}
 SAVE_WEIGHT = 5
@@ -35,7 +36,7 @@ def ranking(
     *, period: str, category: str | None = None, now: dt.datetime | None = None, limit: int = SHOWN
 ) -> list[Hot]:
     since = (now or timezone.now()) - dt.timedelta(days=PERIODS[period])
-    with connection.cursor() as cursor:
+    with replicas.reading_connection().cursor() as cursor:
         cursor.execute(
             """
             WITH saves AS (

@@ -18,7 +18,12 @@ from .recommend import pool, readers, similar, text
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="library.tasks.refit_reader", autoretry_for=(OperationalError,), max_retries=3)
+@shared_task(
+    name="library.tasks.refit_reader",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=5,
+)
 def refit_reader(user_id: int) -> int:
     return readers.refit(user_id=user_id)
 
@@ -28,34 +33,45 @@ def refit_changed() -> dict[str, int]:
     return readers.refit_readers(only_changed=True)
 
 
-@shared_task(name="library.tasks.find_similar", autoretry_for=(OperationalError,), max_retries=3)
+@shared_task(
+    name="library.tasks.find_similar",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=5,
+)
 def find_similar(paper_id: int) -> int:
     return len(similar.store(paper_id=paper_id))
 
 
 @shared_task(name="library.tasks.nightly")
 def nightly() -> dict[str, int]:
-    """Refit the text model if a new day came in, every reader, and find the similar papers of
-    the new papers that have none yet."""
+    """Refit the text model if a new day came in, then queue a refit of every reader and the
+    similar papers of each new paper that has none yet: one task each, so that no task runs
+    past the time limit that the broker's visibility timeout is sized for, however many
+    readers there are, and two workers share them."""
     fitted = 0
     if text.needs_fit():
         text.fit()
         fitted = 1
-    summary = readers.refit_readers(only_changed=False)
     model = text.current()
-    found = 0
-    if model is not None:
-        new = pool.current(model).candidates
-        done = set(
-            SimilarList.objects.filter(paper_id__in=new, model=model.id).values_list(
-                "paper_id", flat=True
-            )
+    if model is None:
+        return {"fitted": fitted, "readers": 0, "similar": 0}
+    shelves = list(readers.readers_with_a_library())
+    for user_id in shelves:
+        refit_reader.delay(user_id)
+    new = pool.current(model).candidates
+    done = set(
+        SimilarList.objects.filter(paper_id__in=new, model=model.id).values_list(
+            "paper_id", flat=True
         )
-        for paper_id in new:
-            if paper_id not in done:
-                similar.store(paper_id=paper_id)
-                found += 1
-    logger.info(
-        "Recommendations: model fitted %s, %s, similar found for %s", fitted, summary, found
     )
-    return {"fitted": fitted, **summary, "similar": found}
+    missing = [paper_id for paper_id in new if paper_id not in done]
+    for paper_id in missing:
+        find_similar.delay(paper_id)
+    logger.info(
+        "Recommendations: model fitted %s, refits queued for %s readers, similar papers for %s",
+        fitted,
+        len(shelves),
+        len(missing),
+    )
+    return {"fitted": fitted, "readers": len(shelves), "similar": len(missing)}

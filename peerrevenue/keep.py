@@ -46,6 +46,7 @@ from django.utils.safestring import mark_safe
 
 from . import replicas
 from .db import prepared_row
+from .middleware import replace_content
 
 T = TypeVar("T")
 
@@ -446,5 +447,5 @@ class FillHolesMiddleware:
             and response.get("Content-Type", "").startswith("text/html")
             and self.MARK in response.content
         ):
-            response.content = Fill(request).encoded(response.content.decode())
+            replace_content(response, Fill(request).encoded(response.content.decode()))
         return response

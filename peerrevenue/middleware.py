@@ -4,6 +4,15 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
 
+def replace_content(response: HttpResponse, content: str | bytes) -> None:
+    """Give a finished response a new body. CommonMiddleware, below the middlewares that fill
+    or annotate pages on their way out, has already set Content-Length: left as it was, a
+    longer body is cut off by the browser and a shorter one keeps it waiting."""
+    response.content = content
+    if response.has_header("Content-Length"):
+        response["Content-Length"] = str(len(response.content))
+
+
 class ContentSecurityPolicyMiddleware:
     """Send the site's Content-Security-Policy: our own scripts and styles only, no inline script.
 

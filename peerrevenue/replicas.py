@@ -40,9 +40,12 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, get_resolver
 
 from . import availability, errors
+from .middleware import replace_content
 
 READER_APPS = ("papers.", "market.")
-READER_VIEWS = frozenset({"accounts.views.trader"})
+READER_VIEWS = frozenset(
+    {"accounts.views.trader", "library.views.hot_page", "library.views.recommended_page"}
+)
 # What must always come from the primary while it answers: the session (it names who signed
 # in a moment ago) and the database cache (its entries are written on the primary).
 PRIMARY_APPS = frozenset({"sessions", "django_cache"})
@@ -322,7 +325,7 @@ class ReplicaMiddleware:
             return
         content = response.content.decode(response.charset or "utf-8")
         if NOTICE_MARK in content:
-            response.content = content.replace(NOTICE_MARK, NOTICE, 1)
+            replace_content(response, content.replace(NOTICE_MARK, NOTICE, 1))
             response["Cache-Control"] = "no-store"
 
 

@@ -272,3 +272,13 @@ def test_the_worker_highlights_the_newest_papers_before_their_readers(client, pa
     page = Page.of(client.get("/list/cs.DC/"))
     assert "Consensus" in [a.text for a in page.select("a", cls="term")]
     assert matched == []  # the reader's render found every text highlighted already
+
+
+def test_a_page_filled_on_its_way_out_says_its_own_length(signed_in, paper, gpu):
+    """Search results are rendered with render() and filled by the middleware, after
+    CommonMiddleware set Content-Length: the header follows the filled body, or a browser cuts
+    the page off (or waits for the rest)."""
+    response = signed_in.get("/search/?q=raft")
+    assert "Raft everywhere" in page_text(response)
+    assert keep.hole("price", gpu.pk) not in response.content.decode()
+    assert int(response["Content-Length"]) == len(response.content)

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import connection
 from scipy.sparse import csr_matrix
 
 from papers.models import Listing
+from peerrevenue import replicas
 
 from .text import Loaded, newest_listing
 
@@ -77,7 +77,7 @@ def candidate_ids(*, newest: dt.date | None) -> list[int]:
 def background_ids(*, exclude: set[int], newest: dt.date | None, count: int) -> list[int]:
     # A sample that stays the same for a day (the seed is the day), drawn by the database
     # from the ids alone: no paper text is read for the papers left out.
-    with connection.cursor() as cursor:
+    with replicas.reading_connection().cursor() as cursor:
         cursor.execute(
             "SELECT id FROM papers_paper WHERE NOT hidden ORDER BY md5(id::text || %s) LIMIT %s",
             [str(newest), count + len(exclude)],
@@ -92,7 +92,7 @@ _lock = threading.Lock()
 
 def papers_stamp() -> int:
     """``kept_stamp('papers')``: moved by any change of a paper or listing (an ingest)."""
-    with connection.cursor() as cursor:
+    with replicas.reading_connection().cursor() as cursor:
         cursor.execute("SELECT value FROM kept_stamp WHERE name = 'papers'")
         row = cursor.fetchone()
     return int(row[0]) if row else 0

@@ -162,6 +162,11 @@ def refit(*, user_id: int, pool: pools.Pool | None = None) -> int:
     return len(scored)
 
 
+def readers_with_a_library() -> list[int]:
+    """Every reader who has a library, by id: whom the nightly run refits."""
+    return list(Shelf.objects.order_by("user_id").values_list("user_id", flat=True))
+
+
 def refit_readers(*, only_changed: bool) -> dict[str, int]:
     """Refit every reader with a library (the nightly run: a new day changes everyone's
     candidates), or only those whose library or model changed since their last fit."""

@@ -174,7 +174,7 @@ def longest_retry_countdown(task) -> int:
     """The longest a retry of `task` waits before it runs again, in seconds."""
     if not getattr(task, "autoretry_for", ()) or not task.max_retries:
         return 0
-    if not task.retry_backoff:
+    if not getattr(task, "retry_backoff", False):
         return task.default_retry_delay
     factor = max(1, int(task.retry_backoff))
     maximum = getattr(task, "retry_backoff_max", 600)
