@@ -153,6 +153,10 @@ class PrivatePostgres:
             "hot_standby": "on",
             # The replica asks again soon after the primary is back.
             "wal_retrieve_retry_interval": "500ms",
+            # No background transactions of the server's own: a test counts the transactions
+            # that pages run on each server (pg_stat_database), and autovacuum's analyses of
+            # the tables the fixtures just filled would count on the primary.
+            "autovacuum": "off",
         }
 
     def create(self, *, database: str = "peerrevenue") -> None:
