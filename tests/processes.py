@@ -353,6 +353,15 @@ def production_environment(*, database_url: str, host: str = "127.0.0.1", **extr
     )
 
 
+def can_sign_in_to_a_server(settings, password: str, *people) -> None:
+    """Let ``people`` sign in to a site served by another process: their passwords hashed with
+    the real hasher that server checks, not the tests' fast one."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    for person in people:
+        person.set_password(password)
+        person.save()
+
+
 def collect_static() -> None:
     """Production serves hashed static names from collectstatic's manifest (``staticfiles/``,
     ignored by git); without it every page would fail."""

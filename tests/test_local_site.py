@@ -18,7 +18,14 @@ from django.db import connection
 from tests.conftest import PASSWORD
 from tests.factories import list_paper, make_paper
 from tests.html import Page
-from tests.processes import clean_environment, free_port, start_gunicorn, stop_process, wait_for
+from tests.processes import (
+    can_sign_in_to_a_server,
+    clean_environment,
+    free_port,
+    start_gunicorn,
+    stop_process,
+    wait_for,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,10 +105,7 @@ def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tm
             "LOCATION": "django_cache",
         }
     }
-    # The server checks passwords with the real hasher, not the tests' fast one.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
-    curator.set_password(PASSWORD)
-    curator.save()
+    can_sign_in_to_a_server(settings, PASSWORD, curator)
     from market.models import Term
 
     quorum = Term.objects.create(phrase="quorum")

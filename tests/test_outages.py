@@ -21,6 +21,7 @@ from tests.factories import list_paper, make_paper
 from tests.processes import (
     HttpsClient,
     PrivateRedis,
+    can_sign_in_to_a_server,
     collect_static,
     free_port,
     production_environment,
@@ -72,11 +73,7 @@ def keep_asking(record: Record, stop: threading.Event, ask) -> None:
 def site(cs_dc, trader, reader, settings, tmp_path):
     """The production site with papers, a listed term and two people who can sign in."""
     collect_static()
-    # The server checks passwords with the real hasher, not the tests' fast one.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
-    for person in (trader, reader):
-        person.set_password(PASSWORD)
-        person.save()
+    can_sign_in_to_a_server(settings, PASSWORD, trader, reader)
     for number in range(12):
         list_paper(
             make_paper(title=f"Quorum systems, part {number}", abstract="Every quorum meets."),

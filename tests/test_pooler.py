@@ -30,6 +30,7 @@ from tests.processes import (
     HttpsClient,
     PrivatePgbouncer,
     PrivateRedis,
+    can_sign_in_to_a_server,
     collect_static,
     free_port,
     production_environment,
@@ -67,10 +68,7 @@ class Record:
 @pytest.fixture
 def pooled_site(cs_dc, trader, reader, settings, tmp_path):
     collect_static()
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
-    for person in (trader, reader):
-        person.set_password(PASSWORD)
-        person.save()
+    can_sign_in_to_a_server(settings, PASSWORD, trader, reader)
     for number in range(40):
         list_paper(
             make_paper(
