@@ -10,7 +10,6 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from papers.models import Category, Paper
@@ -18,6 +17,7 @@ from peerrevenue import keep
 from peerrevenue.pagination import paginate
 from peerrevenue.queueing import send_from_request
 from peerrevenue.ratelimit import refuse_if_too_many
+from peerrevenue.redirects import safe_next
 
 from . import bibtex, hot, recommended, shelf
 from .models import Shelf, Tag
@@ -34,12 +34,7 @@ def see_other(url: str) -> HttpResponseRedirect:
 
 def back_to(request: HttpRequest, fallback: str) -> str:
     """The form's ``next``, if it is an address on this site; else ``fallback``."""
-    wanted = request.POST.get("next", "")
-    if wanted and url_has_allowed_host_and_scheme(
-        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return wanted
-    return fallback
+    return safe_next(request) or fallback
 
 
 def _refit_soon(user_id: int) -> None:

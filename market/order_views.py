@@ -13,10 +13,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from peerrevenue.ratelimit import is_limited
+from peerrevenue.ratelimit import is_limited, refuse_if_too_many
+from peerrevenue.redirects import safe_next
 
 from . import notices, orders, trading
 from .forms import OrderForm
@@ -27,12 +27,7 @@ from .views import TOO_FAST, _get_term
 
 
 def _back(request: HttpRequest, default: str) -> HttpResponse:
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return redirect(target)
-    return redirect(default)
+    return redirect(safe_next(request) or default)
 
 
 def _too_fast(request: HttpRequest) -> bool:
@@ -128,6 +123,16 @@ def follow(request: HttpRequest, slug: str) -> HttpResponse:
     term = _get_term(slug)
     if not request.user.is_authenticated:
         return redirect_to_login(term.get_absolute_url())
+    # Following is to terms what watching is to categories: one budget for both kinds.
+    refused = refuse_if_too_many(
+        request,
+        scope="follow",
+        limit=settings.RATELIMIT_WATCHES_PER_WINDOW,
+        done="followed or unfollowed a term",
+        back=term.get_absolute_url(),
+    )
+    if refused is not None:
+        return refused
     if request.POST.get("action") == "unfollow":
         notices.unfollow(user=request.user, term=term)
         messages.success(request, f"You no longer follow “{term.phrase}”.")

@@ -1,6 +1,6 @@
-"""One signed-in user scripting changes: watch toggles, saved searches and term proposals stop
-at a per-user limit with a page that says how long to wait, and nothing past the limit is
-changed. Others are unaffected."""
+"""One signed-in user scripting changes: watch and follow toggles, saved searches and term
+proposals stop at a per-user limit with a page that says how long to wait, and nothing past the
+limit is changed. Others are unaffected."""
 
 from __future__ import annotations
 
@@ -67,6 +67,25 @@ def test_watch_toggles_stop_at_the_limit(reader_client, reader, rival, cs_dc, cl
     assert f'href="{cs_dc.get_absolute_url()}"' in answers[-1].content.decode()
     client.force_login(rival)
     assert client.post(url).status_code == 302
+
+
+@pytest.mark.django_db
+def test_follow_toggles_stop_at_the_watch_limit(reader_client, reader, settings):
+    from market.models import Term
+    from market.notice_models import Follow
+
+    settings.RATELIMIT_WATCHES_PER_WINDOW = 4
+    term = Term.objects.create(phrase="quorum")
+    url = reverse("market:follow", args=[term.slug])
+    answers = [
+        reader_client.post(url, {"action": "unfollow" if n % 2 else "follow"}) for n in range(7)
+    ]
+    assert [answer.status_code for answer in answers[:4]] == [302] * 4
+    for answer in answers[4:]:
+        assert_refused(answer, done="followed or unfollowed a term", limit=4)
+    # Follow, unfollow, follow, unfollow went through; the refused follows changed nothing.
+    assert not Follow.objects.filter(user=reader, term=term).exists()
+    assert f'href="{term.get_absolute_url()}"' in answers[-1].content.decode()
 
 
 @pytest.mark.django_db
