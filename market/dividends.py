@@ -81,6 +81,8 @@ def pay_dividends_for_day(*, category: Category, date: dt.date) -> DividendSumma
             date=date,
             announce_type__in=Listing.STREAM_TYPES,
             paper__hidden=False,
+            # History's listings (papers.history) were announced before the market knew them.
+            approximate=False,
         )
         .order_by("paper__arxiv_id")
         .values_list("paper_id", "paper__title", "paper__abstract")

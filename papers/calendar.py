@@ -25,7 +25,7 @@ def announced_at(listing_date: dt.date) -> dt.datetime:
     return local.astimezone(dt.UTC)
 
 
-def announcement_date_for(submitted_at: dt.datetime) -> dt.date:
+def announcement_date_for(submitted_at: dt.datetime, *, holidays: bool = False) -> dt.date:
     """The date of the listing that announces a submission made at `submitted_at`.
 
     arXiv's schedule (New York time): submissions close at 14:00 Monday to Friday; what came in
@@ -34,8 +34,9 @@ def announcement_date_for(submitted_at: dt.datetime) -> dt.date:
     is listed on the weekday after its deadline day: Monday 10:00 → Tuesday, Thursday 13:00 →
     Friday, Friday 10:00 → Monday, Friday 15:00 → (Monday's deadline) → Tuesday.
 
-    Holidays (when arXiv skips or shifts an announcement) are ignored: the few listings around
-    them get a date a day or two early, which is good enough for a backfill.
+    With ``holidays``, a weekday on which arXiv makes no announcement (``is_holiday``) has no
+    deadline either: its submissions wait for the next working day's. Without (the API
+    backfill's way), the few listings around holidays get a date a day or two early.
     """
     if submitted_at.tzinfo is None:
         raise ValueError("submitted_at must be timezone-aware")
@@ -43,9 +44,26 @@ def announcement_date_for(submitted_at: dt.datetime) -> dt.date:
     deadline_day = local.date()
     if local.weekday() < 5 and local.time() >= SUBMISSION_DEADLINE:
         deadline_day += dt.timedelta(days=1)
-    while deadline_day.weekday() >= 5:  # weekend submissions wait for Monday's deadline
+    # Weekend submissions wait for Monday's deadline, a holiday's for the next working day's.
+    while deadline_day.weekday() >= 5 or (holidays and is_holiday(deadline_day)):
         deadline_day += dt.timedelta(days=1)
     listing_day = deadline_day + dt.timedelta(days=1)
     while listing_day.weekday() >= 5:  # Friday's batch (announced Sunday) is dated Monday
         listing_day += dt.timedelta(days=1)
     return listing_day
+
+
+def _nth_weekday(year: int, month: int, weekday: int, n: int) -> dt.date:
+    first = dt.date(year, month, 1)
+    return first + dt.timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
+
+
+def is_holiday(day: dt.date) -> bool:
+    """Whether arXiv makes no announcement on the evening of ``day`` (a weekday).
+
+    arXiv publishes each year's holiday schedule; the days it has kept year after year are
+    New Year's Day, Thanksgiving (the fourth Thursday of November) and Christmas Day, with
+    the days next to them varying. Those three are what bulk history derives days by: a
+    listing near another holiday is approximate, as every derived listing is.
+    """
+    return (day.month, day.day) in {(1, 1), (12, 25)} or day == _nth_weekday(day.year, 11, 3, 4)

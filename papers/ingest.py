@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from papers import leases
@@ -169,6 +169,9 @@ class _Plan:
     counts: _Counts = field(default_factory=_Counts)
     dates: set[dt.date] = field(default_factory=set)
     unlisted: int = 0  # entries stored but not listed: the category is not among theirs
+    # Bulk history's approximate listings (papers.history) of papers this feed lists in the
+    # stream: the feed knows their day, so they make way for its exact listing.
+    superseded: list[int] = field(default_factory=list)
 
 
 def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) -> _Plan:
@@ -193,6 +196,7 @@ def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) ->
     plan.papers.update(stored)
     known_versions: set[tuple[str, int]] = set()
     listed: set[tuple[str, dt.date]] = set()
+    approximated: dict[str, list[int]] = {}
     if stored:
         arxiv_ids = {paper.pk: paper.arxiv_id for paper in stored.values()}
         known_versions = {
@@ -201,12 +205,16 @@ def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) ->
                 "paper_id", "number"
             )
         }
-        listed = {
-            (arxiv_ids[paper_id], date)
-            for paper_id, date in Listing.objects.filter(
-                category=category, paper_id__in=arxiv_ids, date__in=dates
-            ).values_list("paper_id", "date")
-        }
+        # In the same query: the papers' approximate listings from bulk history, any day.
+        for paper_id, date, pk, approximate in (
+            Listing.objects.filter(category=category, paper_id__in=arxiv_ids)
+            .filter(models.Q(date__in=dates) | models.Q(approximate=True))
+            .values_list("paper_id", "date", "pk", "approximate")
+        ):
+            if approximate:
+                approximated.setdefault(arxiv_ids[paper_id], []).append(pk)
+            else:
+                listed.add((arxiv_ids[paper_id], date))
 
     for entry in parsed.entries:
         listing_date = entry.announced_on or parsed.date
@@ -253,11 +261,14 @@ def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) ->
             continue
         plan.dates.add(listing_date)
         if (arxiv_id, listing_date) not in listed:
+            announce_type = _announce_type(entry, category)
             plan.listings[(arxiv_id, listing_date)] = (
-                _announce_type(entry, category),
+                announce_type,
                 entry.listing_version or entry.version,
             )
             listed.add((arxiv_id, listing_date))
+            if announce_type in Listing.STREAM_TYPES:
+                plan.superseded += approximated.pop(arxiv_id, [])
     if plan.unlisted:
         logger.warning(
             "%d of %d entries are not in %s: stored, not listed there",
@@ -371,6 +382,9 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
             ignore_conflicts=True,
         )
     _date_versions(plan.papers.values())
+    if plan.superseded:
+        # Before the insert: an approximate listing may sit on the very day the feed gives.
+        Listing.objects.filter(pk__in=plan.superseded).delete()
     if plan.listings:
         # The unique constraint (category, paper, date) keeps a re-run idempotent even against
         # a concurrent ingest of the same category (which the ingest lock normally prevents).
@@ -627,3 +641,8 @@ def ingest_lock(category_id: int) -> Iterator[bool]:
         name=ingest_lease_name(category_id), seconds=settings.INGEST_LEASE_SECONDS
     ) as lease:
         yield lease is not None
+
+
+# Bulk history (papers.history.store) writes through the same two steps as a feed.
+apply_entry = _apply
+insert_papers = _insert_papers

@@ -530,6 +530,12 @@ class Listing(models.Model):
     date = models.DateField(help_text="Announcement date")
     announce_type = models.CharField(max_length=16, choices=AnnounceType.choices)
     version = models.PositiveIntegerField(default=1, help_text="Version announced")
+    # Neither bulk source (the metadata snapshot, OAI-PMH) says when a paper was announced: its
+    # day is derived from v1's submission under arXiv's schedule (papers.history), so it may be
+    # a day or two off. The daily feed's own listings are exact, and always win.
+    approximate = models.BooleanField(
+        default=False, help_text="Day derived from the submission time (bulk history)"
+    )
 
     objects = ListingQuerySet.as_manager()
 
@@ -676,3 +682,7 @@ class Lease(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} held by {self.owner} until {self.expires_at:%H:%M:%S}"
+
+
+# Bulk history's bookkeeping lives in a module of its own (this one is long enough).
+from .history_models import HistorySource  # noqa: E402, F401

@@ -90,3 +90,31 @@ def ingest_enabled_categories() -> list[int]:
     for category_id in category_ids:
         ingest_category.delay(category_id)
     return category_ids
+
+
+@shared_task(acks_late=True, autoretry_for=(FetchError,), retry_backoff=60, max_retries=5)
+def harvest_history() -> list[int]:
+    """Beat entry point: keep the enabled categories' history current from OAI-PMH, one set
+    (archive) at a time, each for at most HISTORY_HARVEST_SECONDS; returns the sources' pks.
+
+    Bounded like every task (the broker's visibility timeout must outlast it): a long harvest
+    is finished by the runs after this one, each going on from the resumption token stored.
+    """
+    from papers.history.oai import harvest
+
+    enabled = list(Category.objects.filter(ingest_enabled=True).order_by("code"))
+    budget = float(settings.HISTORY_HARVEST_SECONDS)
+    began = timezone.now()
+    sources = []
+    for set_spec in sorted({category.archive_code for category in enabled}):
+        left = budget - (timezone.now() - began).total_seconds()
+        if left <= 0:
+            break
+        with leases.held(name=f"harvest:{set_spec}", seconds=settings.INGEST_LEASE_SECONDS) as held:
+            if held is None:
+                logger.info("Not harvesting %s: another harvest of it is running", set_spec)
+                continue
+            members = [category for category in enabled if category.archive_code == set_spec]
+            source = harvest(set_spec=set_spec, categories=members, max_seconds=left)
+            sources.append(source.pk)
+    return sources

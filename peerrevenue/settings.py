@@ -366,6 +366,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "task": "library.tasks.nightly",
         "schedule": crontab(minute=45, hour=23, day_of_week="sun,mon,tue,wed,thu"),
     },
+    # Bulk history (papers.history.oai): the enabled categories' sets, harvested a bounded
+    # stretch at a time; an hour's run goes on where the last one stopped.
+    "harvest-history": {"task": "papers.tasks.harvest_history", "schedule": crontab(minute=41)},
     "recommend-changed-readers": {
         "task": "library.tasks.refit_changed",
         "schedule": crontab(minute="*/5"),
@@ -376,6 +379,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
 ARXIV_RSS_URL = env.str("ARXIV_RSS_URL", "https://rss.arxiv.org/rss/{category}")
 ARXIV_API_URL = env.str("ARXIV_API_URL", "https://export.arxiv.org/api/query")
 ARXIV_API_DELAY_SECONDS = env.float("ARXIV_API_DELAY_SECONDS", 3.0)
+# OAI-PMH, for history (papers.history.oai): ListRecords in arXivRaw. The scheduled harvest keeps
+# the enabled categories' archives current, pages for at most this long a run (within the tasks'
+# time limit); the next run goes on from there.
+ARXIV_OAI_URL = env.str("ARXIV_OAI_URL", "https://export.arxiv.org/oai2")
+HISTORY_HARVEST_SECONDS = env.float("HISTORY_HARVEST_SECONDS", 100.0)
 ARXIV_HTTP_TIMEOUT_SECONDS = env.float("ARXIV_HTTP_TIMEOUT_SECONDS", 30.0)
 ARXIV_HTTP_RETRIES = env.int("ARXIV_HTTP_RETRIES", 4)
 ARXIV_HTTP_BACKOFF_SECONDS = env.float("ARXIV_HTTP_BACKOFF_SECONDS", 2.0)

@@ -1,0 +1,120 @@
+"""One bulk record (a snapshot line, an arXivRaw record) as the ``ParsedEntry`` ingest knows.
+
+Both sources are read field by field the same way (the one author string split as the feed's
+is, titles and names unwrapped, abstracts kept as written), so the same paper comes out the
+same whichever source brought it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import json
+import re
+
+from papers.arxiv.fields import EARLIEST_DATE, clean
+from papers.arxiv.records import ParsedEntry
+from papers.arxiv.rss import split_authors
+from papers.identifiers import ARXIV_ID
+
+_ID_RE = re.compile(rf"^{ARXIV_ID}$")
+_VERSION_RE = re.compile(r"^v(\d+)$")
+
+
+class MalformedRecord(ValueError):
+    """A record that cannot be read; the message says what is wrong with it."""
+
+
+def parse_created(value: object) -> dt.datetime:
+    """`Mon, 2 Apr 2007 19:18:42 GMT` → an aware datetime (UTC)."""
+    if not isinstance(value, str) or not value.strip():
+        raise MalformedRecord("a version without its date")
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise MalformedRecord(f"an impossible version date {value[:60]!r}") from exc
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+    if moment.date() < EARLIEST_DATE or moment.year > dt.date.today().year + 1:
+        raise MalformedRecord(f"a version date out of range {value[:60]!r}")
+    return moment.astimezone(dt.UTC)
+
+
+def entry_from_fields(
+    *,
+    arxiv_id: object,
+    versions: list[tuple[str, object]],
+    title: object,
+    abstract: object,
+    authors: object,
+    categories: object,
+    comment: object = "",
+    journal_ref: object = "",
+    doi: object = "",
+    license: object = "",
+) -> ParsedEntry:
+    """The entry for a record's fields, or ``MalformedRecord``. ``versions``: (label such as
+    "v2", its `created` date) in any order."""
+    if not isinstance(arxiv_id, str) or not _ID_RE.match(arxiv_id.strip()):
+        raise MalformedRecord(f"no arXiv id ({str(arxiv_id)[:40]!r})")
+    arxiv_id = arxiv_id.strip()
+    dated: dict[int, dt.datetime] = {}
+    for label, created in versions:
+        number = _VERSION_RE.match(label.strip()) if isinstance(label, str) else None
+        if number is None:
+            raise MalformedRecord(f"{arxiv_id}: a version labelled {str(label)[:20]!r}")
+        dated[int(number[1])] = parse_created(created)
+    if 1 not in dated:
+        raise MalformedRecord(f"{arxiv_id}: no first version")
+    texts = {"title": title, "abstract": abstract, "authors": authors, "categories": categories}
+    for name, value in texts.items():
+        if not isinstance(value, str) or not value.strip():
+            raise MalformedRecord(f"{arxiv_id}: no {name}")
+    extras = {"comment": comment, "journal_ref": journal_ref, "doi": doi, "license": license}
+    for name, value in extras.items():
+        if value is not None and not isinstance(value, str):
+            raise MalformedRecord(f"{arxiv_id}: {name} is not text")
+    assert isinstance(title, str) and isinstance(abstract, str)
+    assert isinstance(authors, str) and isinstance(categories, str)
+    current = max(dated)
+    return ParsedEntry(
+        arxiv_id=arxiv_id,
+        version=current,
+        title=clean(title),
+        abstract=abstract.strip(),
+        authors=split_authors(authors),
+        categories=categories.split(),
+        listing_version=1,
+        comment=clean(comment if isinstance(comment, str) else ""),
+        journal_ref=clean(journal_ref if isinstance(journal_ref, str) else ""),
+        doi=clean(doi if isinstance(doi, str) else "").split(" ")[0],
+        license=(license if isinstance(license, str) else "").strip(),
+        submitted_at=dated[1],
+        updated_at=dated[current],
+    ).bounded()
+
+
+def parse_snapshot_line(line: bytes) -> ParsedEntry:
+    """One line of ``arxiv-metadata-oai-snapshot.json``, or ``MalformedRecord``."""
+    try:
+        record = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise MalformedRecord(f"not JSON ({exc})") from exc
+    if not isinstance(record, dict):
+        raise MalformedRecord("not a JSON object")
+    versions = record.get("versions")
+    if not isinstance(versions, list) or not versions:
+        raise MalformedRecord(f"{str(record.get('id'))[:40]}: no versions")
+    if not all(isinstance(version, dict) for version in versions):
+        raise MalformedRecord(f"{str(record.get('id'))[:40]}: a version is not an object")
+    return entry_from_fields(
+        arxiv_id=record.get("id"),
+        versions=[(version.get("version"), version.get("created")) for version in versions],
+        title=record.get("title"),
+        abstract=record.get("abstract"),
+        authors=record.get("authors"),
+        categories=record.get("categories"),
+        comment=record.get("comments") or "",
+        journal_ref=record.get("journal-ref") or "",
+        doi=record.get("doi") or "",
+        license=record.get("license") or "",
+    )
