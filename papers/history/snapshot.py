@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import io
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from django.db import transaction
 from django.utils import timezone
@@ -50,7 +50,7 @@ def chosen_categories(codes: Sequence[str] | None) -> list[Category]:
     return [found[code] for code in dict.fromkeys(codes)]
 
 
-def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
+def _open(path: Path) -> tuple[io.BufferedIOBase, io.BufferedIOBase]:
     """(the stream of lines, the raw file whose position tells the progress)."""
     raw = path.open("rb")
     if raw.read(2) == b"\x1f\x8b":
@@ -60,7 +60,9 @@ def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
     return raw, raw
 
 
-def _lines(stream: IO[bytes], *, offset: int, line: int) -> Iterator[tuple[int, int, bytes]]:
+def _lines(
+    stream: io.BufferedIOBase, *, offset: int, line: int
+) -> Iterator[tuple[int, int, bytes]]:
     """(line number, offset just past it, the line) from ``offset``, which starts line
     ``line + 1``."""
     stream.seek(offset)
