@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import models
 
 # A source's report keeps this many malformed line numbers (or record ids); the count is exact.
@@ -62,8 +64,8 @@ class HistorySource(models.Model):
         self.malformed_at = []
         self.finished_at = None
 
-    def note_malformed(self, where: list[object]) -> None:
+    def note_malformed(self, where: Sequence[object]) -> None:
         self.malformed += len(where)
         room = MALFORMED_KEPT - len(self.malformed_at)
         if room > 0:
-            self.malformed_at = [*self.malformed_at, *where[:room]]
+            self.malformed_at = [*self.malformed_at, *list(where)[:room]]

@@ -150,7 +150,7 @@ def harvest(
     began = time.monotonic()
     while True:
         page = parse_oai(fetch(settings.ARXIV_OAI_URL, params=params))
-        kept = [entry for entry in page.entries if wanted(entry, codes=codes)]
+        kept = [entry for entry in page.entries if wanted(entry.categories, codes=codes)]
         with transaction.atomic():
             stored = store_entries(entries=kept, categories=codes)
             source.run_date = source.run_date or page.responded_on or timezone.now().date()

@@ -11,6 +11,8 @@ import datetime as dt
 import email.utils
 import json
 import re
+from dataclasses import dataclass
+from typing import Any
 
 from papers.arxiv.fields import EARLIEST_DATE, clean
 from papers.arxiv.records import ParsedEntry
@@ -93,28 +95,74 @@ def entry_from_fields(
     ).bounded()
 
 
-def parse_snapshot_line(line: bytes) -> ParsedEntry:
-    """One line of ``arxiv-metadata-oai-snapshot.json``, or ``MalformedRecord``."""
+@dataclass(frozen=True)
+class SnapshotRecord:
+    """A snapshot line read only as far as deciding about it takes: its id, current version,
+    categories and first submission. ``entry()`` reads the rest (authors, dates, caps)."""
+
+    fields: dict[str, Any]
+    arxiv_id: str
+    version: int
+    categories: list[str]
+    submitted_at: dt.datetime
+
+    def entry(self) -> ParsedEntry:
+        record = self.fields
+        versions = record["versions"]
+        if not all(isinstance(version, dict) for version in versions):
+            raise MalformedRecord(f"{self.arxiv_id}: a version is not an object")
+        return entry_from_fields(
+            arxiv_id=record.get("id"),
+            versions=[(version.get("version"), version.get("created")) for version in versions],
+            title=record.get("title"),
+            abstract=record.get("abstract"),
+            authors=record.get("authors"),
+            categories=record.get("categories"),
+            comment=record.get("comments") or "",
+            journal_ref=record.get("journal-ref") or "",
+            doi=record.get("doi") or "",
+            license=record.get("license") or "",
+        )
+
+
+def read_snapshot_line(line: bytes) -> SnapshotRecord:
+    """One line of ``arxiv-metadata-oai-snapshot.json``, read lightly, or ``MalformedRecord``."""
     try:
         record = json.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
         raise MalformedRecord(f"not JSON ({exc})") from exc
     if not isinstance(record, dict):
         raise MalformedRecord("not a JSON object")
-    versions = record.get("versions")
-    if not isinstance(versions, list) or not versions:
-        raise MalformedRecord(f"{str(record.get('id'))[:40]}: no versions")
-    if not all(isinstance(version, dict) for version in versions):
-        raise MalformedRecord(f"{str(record.get('id'))[:40]}: a version is not an object")
-    return entry_from_fields(
-        arxiv_id=record.get("id"),
-        versions=[(version.get("version"), version.get("created")) for version in versions],
-        title=record.get("title"),
-        abstract=record.get("abstract"),
-        authors=record.get("authors"),
-        categories=record.get("categories"),
-        comment=record.get("comments") or "",
-        journal_ref=record.get("journal-ref") or "",
-        doi=record.get("doi") or "",
-        license=record.get("license") or "",
+    arxiv_id, categories, versions = (
+        record.get("id"),
+        record.get("categories"),
+        record.get("versions"),
     )
+    if not isinstance(arxiv_id, str) or not _ID_RE.match(arxiv_id.strip()):
+        raise MalformedRecord(f"no arXiv id ({str(arxiv_id)[:40]!r})")
+    if not isinstance(categories, str) or not categories.split():
+        raise MalformedRecord(f"{arxiv_id}: no categories")
+    if not isinstance(versions, list) or not versions or not isinstance(versions[0], dict):
+        raise MalformedRecord(f"{arxiv_id}: no versions")
+    numbers = []
+    for version in versions:
+        label = version.get("version") if isinstance(version, dict) else None
+        number = _VERSION_RE.match(label.strip()) if isinstance(label, str) else None
+        if number is None:
+            raise MalformedRecord(f"{arxiv_id}: a version labelled {str(label)[:20]!r}")
+        numbers.append(int(number[1]))
+    first = versions[numbers.index(1)] if 1 in numbers else None
+    if first is None:
+        raise MalformedRecord(f"{arxiv_id}: no first version")
+    return SnapshotRecord(
+        fields=record,
+        arxiv_id=arxiv_id.strip(),
+        version=max(numbers),
+        categories=categories.split(),
+        submitted_at=parse_created(first.get("created")),
+    )
+
+
+def parse_snapshot_line(line: bytes) -> ParsedEntry:
+    """One line of the snapshot, read in full, or ``MalformedRecord``."""
+    return read_snapshot_line(line).entry()

@@ -23,8 +23,8 @@ from papers.arxiv.errors import IngestError
 from papers.arxiv.records import ParsedEntry
 from papers.models import Category, HistorySource
 
-from .records import MalformedRecord, parse_snapshot_line
-from .store import store_entries, wanted
+from .records import MalformedRecord, SnapshotRecord, read_snapshot_line
+from .store import Listable, store_entries, stored_versions, wanted
 
 BATCH = 2_000  # papers a transaction writes: a few seconds of typesetting
 
@@ -72,9 +72,8 @@ def _lines(
         yield line, offset, text
 
 
-def _in_range(entry: ParsedEntry, since: dt.date | None, until: dt.date | None) -> bool:
-    assert entry.submitted_at is not None
-    day = entry.submitted_at.date()
+def _in_range(record: SnapshotRecord, since: dt.date | None, until: dt.date | None) -> bool:
+    day = record.submitted_at.date()
     return (since is None or day >= since) and (until is None or day <= until)
 
 
@@ -112,8 +111,8 @@ def import_snapshot(
     stream, raw = _open(path)
     with stream, raw:
         try:
-            pending: list[ParsedEntry] = []
-            malformed: list[object] = []
+            pending: list[tuple[int, SnapshotRecord]] = []
+            malformed: list[int] = []
             records = 0
             number, offset = source.line, source.offset
             for number, offset, text in _lines(stream, offset=source.offset, line=source.line):
@@ -124,12 +123,12 @@ def import_snapshot(
                 if whole and not any(needle in text for needle in needles):
                     continue
                 try:
-                    entry = parse_snapshot_line(text)
+                    record = read_snapshot_line(text)
                 except MalformedRecord:
                     malformed.append(number)
                     continue
-                if wanted(entry, codes=codes) and _in_range(entry, since, until):
-                    pending.append(entry)
+                if wanted(record.categories, codes=codes) and _in_range(record, since, until):
+                    pending.append((number, record))
                 if len(pending) >= batch:
                     _commit(source, pending, malformed, records, codes, offset, number)
                     pending, malformed, records = [], [], 0
@@ -145,8 +144,8 @@ def import_snapshot(
 
 def _commit(
     source: HistorySource,
-    pending: list[ParsedEntry],
-    malformed: list[object],
+    pending: list[tuple[int, SnapshotRecord]],
+    malformed: list[int],
     records: int,
     codes: dict[str, int],
     offset: int,
@@ -154,10 +153,24 @@ def _commit(
     *,
     last: bool = False,
 ) -> None:
+    # Only the records of papers not stored at this version are read in full (a re-run reads
+    # none): the rest only need their listings checked.
+    known = stored_versions(record.arxiv_id for _, record in pending)
+    entries: list[ParsedEntry] = []
+    listables: list[Listable] = []
+    for number, record in pending:
+        if record.arxiv_id in known and known[record.arxiv_id][1] >= record.version:
+            listables.append(Listable(record.arxiv_id, record.categories, record.submitted_at))
+            continue
+        try:
+            entries.append(record.entry())
+        except MalformedRecord:
+            malformed.append(number)
+    malformed.sort()
     with transaction.atomic():
-        stored = store_entries(entries=pending, categories=codes)
+        stored = store_entries(entries=entries, categories=codes, listables=listables)
         source.records += records
-        source.kept += len(pending)
+        source.kept += len(entries) + len(listables)
         source.papers_created += stored.papers_created
         source.papers_updated += stored.papers_updated
         source.listings_created += stored.listings_created

@@ -4,20 +4,29 @@
 note of how far the source has been read commit together (what makes an import resumable).
 Re-storing a batch changes nothing: a stored paper is only touched by a newer version, and a
 listing is only added where the paper has none in the category's stream.
+
+Order of the writes, for speed at millions of papers: the new papers' keys are drawn from
+their sequence first, then their versions and listings are inserted, and the papers last, by
+COPY. The statement triggers that restamp a version's or a listing's paper (papers 0010) then
+find no paper row to rewrite, where the other order would write each new paper three times
+(its full-text vector and GIN entries each time). Foreign keys are checked at commit
+(Django makes them deferrable, initially deferred), when every row is there.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from papers.arxiv.records import ParsedEntry
 from papers.calendar import announcement_date_for
-from papers.ingest import WRITTEN_FIELDS, apply_entry, insert_papers
+from papers.ingest import WRITTEN_FIELDS, apply_entry
 from papers.models import IngestRun, Listing, Paper, PaperVersion
 
 
@@ -27,51 +36,64 @@ class Stored:
     papers_updated: int = 0
     listings_created: int = 0
 
-    def add(self, other: Stored) -> None:
-        self.papers_created += other.papers_created
-        self.papers_updated += other.papers_updated
-        self.listings_created += other.listings_created
+
+@dataclass(frozen=True)
+class Listable:
+    """What listing a stored paper takes: enough of a record not to parse the rest of it."""
+
+    arxiv_id: str
+    categories: Sequence[str]  # primary first
+    submitted_at: dt.datetime  # v1
 
 
-def listing_day(entry: ParsedEntry) -> dt.date:
+def listing_day(submitted_at: dt.datetime) -> dt.date:
     """The day a paper was (most likely) first listed: from v1's submission, holidays kept."""
-    assert entry.submitted_at is not None, entry.arxiv_id  # records always date v1
-    return announcement_date_for(entry.submitted_at, holidays=True)
+    return announcement_date_for(submitted_at, holidays=True)
 
 
-def wanted(entry: ParsedEntry, *, codes: Iterable[str]) -> bool:
-    return not set(entry.categories).isdisjoint(codes)
+def wanted(categories: Iterable[str], *, codes: Iterable[str]) -> bool:
+    return not set(categories).isdisjoint(codes)
 
 
-def store_entries(*, entries: Iterable[ParsedEntry], categories: Mapping[str, int]) -> Stored:
-    """Store the entries (inside the caller's transaction) and list each in those of its
+def stored_versions(arxiv_ids: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """arXiv id → (primary key, current version) of the stored ones among ``arxiv_ids``."""
+    return {
+        arxiv_id: (pk, version)
+        for arxiv_id, pk, version in Paper.objects.filter(arxiv_id__in=list(arxiv_ids))
+        .order_by()
+        .values_list("arxiv_id", "pk", "version")
+    }
+
+
+def store_entries(
+    *,
+    entries: Iterable[ParsedEntry],
+    categories: Mapping[str, int],
+    listables: Iterable[Listable] = (),
+) -> Stored:
+    """Store the entries (inside the caller's transaction) and list each, and each of the
+    ``listables`` (stored papers whose record was not parsed in full), in those of its
     categories that are among ``categories`` (code → category id)."""
     newest: dict[str, ParsedEntry] = {}
     for entry in entries:
         seen = newest.get(entry.arxiv_id)
         if seen is None or entry.version > seen.version:
             newest[entry.arxiv_id] = entry
-    if not newest:
-        return Stored()
+    listables = list(listables)
     try:
         # A savepoint: a daily ingest may create one of these papers meanwhile (the unique
         # arxiv_id refuses ours); the second attempt finds it stored and updates it instead.
         with transaction.atomic():
-            stored, keys = _store_papers(newest)
+            return _store(newest, listables, categories)
     except IntegrityError:
-        stored, keys = _store_papers(newest)
-    stored.listings_created = _list(newest.values(), keys=keys, categories=categories)
-    return stored
+        return _store(newest, listables, categories)
 
 
-def _store_papers(newest: Mapping[str, ParsedEntry]) -> tuple[Stored, dict[str, int]]:
+def _store(
+    newest: Mapping[str, ParsedEntry], listables: list[Listable], categories: Mapping[str, int]
+) -> Stored:
     stored = Stored()
-    known = {
-        arxiv_id: (pk, version)
-        for arxiv_id, pk, version in Paper.objects.filter(arxiv_id__in=list(newest)).values_list(
-            "arxiv_id", "pk", "version"
-        )
-    }
+    known = stored_versions([*newest, *(listable.arxiv_id for listable in listables)])
     keys = {arxiv_id: pk for arxiv_id, (pk, _) in known.items()}
     new: list[Paper] = []
     for arxiv_id in sorted(newest.keys() - known.keys()):
@@ -79,27 +101,106 @@ def _store_papers(newest: Mapping[str, ParsedEntry]) -> tuple[Stored, dict[str, 
         apply_entry(paper, newest[arxiv_id])
         paper.typeset()
         new.append(paper)
-    if new:
-        insert_papers(new)
-        keys.update((paper.arxiv_id, paper.pk) for paper in new)
-    stored.papers_created = len(new)
+    for paper, pk in zip(new, _new_keys(len(new)), strict=True):
+        paper.pk = keys[paper.arxiv_id] = pk
     versions = [
-        PaperVersion(
-            paper_id=paper.pk,
-            number=paper.version,
-            title=paper.title,
-            abstract=paper.abstract,
-            submitted_at=paper.updated_at,
-        )
-        for paper in new
+        (paper.pk, paper.version, paper.title, paper.abstract, paper.updated_at) for paper in new
     ]
-    outdated = sorted(a for a, (_, version) in known.items() if version < newest[a].version)
+    outdated = sorted(
+        a for a, (_, version) in known.items() if a in newest and version < newest[a].version
+    )
     if outdated:
         stored.papers_updated, replaced = _update(outdated, newest)
         versions += replaced
-    if versions:
-        PaperVersion.objects.bulk_create(versions, ignore_conflicts=True)
-    return stored, keys
+    _insert_versions(versions)
+    rows: list[tuple[int, int, dt.date, str]] = []
+    for listable in [
+        *(
+            Listable(e.arxiv_id, e.categories, e.submitted_at)
+            for e in newest.values()
+            if e.submitted_at
+        ),
+        *listables,
+    ]:
+        day = listing_day(listable.submitted_at)
+        primary = listable.categories[0]
+        for code in dict.fromkeys(listable.categories):
+            if code in categories and listable.arxiv_id in keys:
+                kind = "new" if code == primary else "cross"
+                rows.append((categories[code], keys[listable.arxiv_id], day, kind))
+    stored.listings_created = _list(rows)
+    _copy_papers(new)
+    stored.papers_created = len(new)
+    return stored
+
+
+def _new_keys(count: int) -> list[int]:
+    if not count:
+        return []
+    table = Paper._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [table, count],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _copy_papers(papers: list[Paper]) -> None:
+    """COPY the new papers, keys included. Values are prepared here rather than by each
+    field's get_db_prep_save (a third of the import's Python time at a million papers): the
+    columns are plain text, numbers, times, booleans and JSON."""
+    if not papers:
+        return
+    quote = connection.ops.quote_name
+    fields = [field for field in Paper._meta.concrete_fields if not field.generated]
+    now = timezone.now()
+    automatic = {"created_at": now, "modified_at": now, "stamp": 0}
+    is_json = [isinstance(field, models.JSONField) for field in fields]
+    names = [field.attname for field in fields]
+    sql = (
+        f"COPY {quote(Paper._meta.db_table)} "
+        f"({', '.join(quote(field.column) for field in fields)}) FROM STDIN"
+    )
+    started = time.monotonic()
+    with (
+        connection.cursor() as cursor,
+        connection.wrap_database_errors,
+        cursor.cursor.copy(sql) as copy,
+    ):
+        for paper in papers:
+            values = paper.__dict__
+            copy.write_row(
+                [
+                    automatic[name]
+                    if name in automatic
+                    else json.dumps(values[name])
+                    if json_field
+                    else values[name]
+                    for name, json_field in zip(names, is_json, strict=True)
+                ]
+            )
+    if connection.queries_logged:
+        connection.queries_log.append(
+            {"sql": f"{sql} -- {len(papers)} rows", "time": f"{time.monotonic() - started:.3f}"}
+        )
+    for paper in papers:
+        paper._state.adding = False
+        paper._state.db = connection.alias
+
+
+def _insert_versions(rows: list[tuple[int, int, str, str, dt.datetime | None]]) -> None:
+    """(paper id, number, title, abstract, submitted at); one already stored is kept."""
+    if not rows:
+        return
+    table = connection.ops.quote_name(PaperVersion._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (paper_id, number, title, abstract, submitted_at, seen_at)"  # noqa: S608 - the table name only
+            " SELECT * , now() FROM unnest(%s::bigint[], %s::integer[], %s::text[], %s::text[],"
+            " %s::timestamptz[]) ON CONFLICT (paper_id, number) DO NOTHING",
+            [[row[i] for row in rows] for i in range(5)],
+        )
 
 
 def _update(arxiv_ids: list[str], newest: Mapping[str, ParsedEntry]) -> tuple[int, list]:
@@ -110,44 +211,26 @@ def _update(arxiv_ids: list[str], newest: Mapping[str, ParsedEntry]) -> tuple[in
     fields: set[str] = set()
     now = timezone.now()
     for paper in papers:
-        versions.append(
-            PaperVersion(
-                paper_id=paper.pk, number=paper.version, title=paper.title, abstract=paper.abstract
-            )
-        )
+        versions.append((paper.pk, paper.version, paper.title, paper.abstract, None))
         before = {name: getattr(paper, name) for name in WRITTEN_FIELDS}
         apply_entry(paper, newest[paper.arxiv_id])
         if paper.tex_changed():
             paper.typeset()
         fields.update(name for name in WRITTEN_FIELDS if before[name] != getattr(paper, name))
         paper.modified_at = now
-        versions.append(
-            PaperVersion(
-                paper_id=paper.pk,
-                number=paper.version,
-                title=paper.title,
-                abstract=paper.abstract,
-                submitted_at=paper.updated_at,
-            )
-        )
+        versions.append((paper.pk, paper.version, paper.title, paper.abstract, paper.updated_at))
     Paper.objects.bulk_update(papers, [*sorted(fields), "modified_at"])
     return len(papers), versions
 
 
-def _list(entries: Iterable[ParsedEntry], *, keys: Mapping[str, int], categories) -> int:
-    """Insert the approximate listings in one statement; returns how many were new.
+def _list(rows: list[tuple[int, int, dt.date, str]]) -> int:
+    """Insert the approximate listings (category id, paper id, day, type) in one statement;
+    returns how many were new.
 
     A listing is left out where the paper already has one in the category's stream (the
     daily feed's, exact, or an earlier import's) and on any day a feed or backfill of that
     category was ingested: those days are as arXiv announced them, and stay so.
     """
-    rows: list[tuple[int, int, dt.date, str]] = []
-    for entry in entries:
-        day = listing_day(entry)
-        for code in dict.fromkeys(entry.categories):
-            if code in categories:
-                kind = Listing.AnnounceType.NEW if code == entry.primary_category else "cross"
-                rows.append((categories[code], keys[entry.arxiv_id], day, str(kind)))
     if not rows:
         return 0
     quote = connection.ops.quote_name

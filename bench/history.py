@@ -1,0 +1,275 @@
+#!/usr/bin/env python
+"""History at scale: a synthetic metadata snapshot, imported, re-imported, and pages read.
+
+Writes a snapshot in arXiv's real format (one JSON object a line: id, submitter, authors as one
+string and as authors_parsed, title, comments, journal-ref, doi, report-no, categories
+space-separated with the primary first, license, abstract, versions with RFC 2822 dates,
+update_date) of ``--papers`` papers submitted from April 2007 to November 2026, more each year;
+a third of the abstracts carry TeX (maths, \\emph, accents); authors are drawn Zipf-like from a
+pool of names (a few are very prolific), categories from a skewed cs distribution with 0-3
+cross-lists (some outside cs). Then, on a scratch database:
+
+1. ``manage.py import_snapshot`` over every cs category, in a child process: wall time,
+   papers/s and the child's peak memory (maxrss);
+2. the same command again over the same file (the re-run: reads everything, writes nothing);
+3. the database's size;
+4. in-process renders (``--renders`` each, the page cache off, kept pieces emptied before
+   each: the first reader after a change) of the cs.DC category page, cs.DC's day ten years
+   ago, the most prolific author's page and a term page: p50 and p95.
+
+Goals: 1,000,000 papers imported in <= 15 minutes, peak <= 1 GB; the re-run <= 2 minutes;
+each page p95 <= 20 ms.
+
+    .venv/bin/python bench/history.py [--papers 100000] [--renders 50] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import ROOT, scratch_database, setup_offline_django  # noqa: E402
+from search import FIRST_NAMES, Corpus  # noqa: E402
+
+DATABASE = "pr_history_bench"
+START = dt.date(2007, 4, 1)
+MONTHS = 236  # April 2007 to November 2026
+
+# Primary categories of cs papers, roughly as arXiv's are skewed (cs.LG, cs.CV, cs.CL lead).
+PRIMARY_WEIGHTS = {
+    "cs.LG": 20, "cs.CV": 14, "cs.CL": 10, "cs.AI": 6, "cs.RO": 4, "cs.CR": 4, "cs.IT": 4,
+    "cs.DC": 3, "cs.NI": 3, "cs.SE": 3, "cs.DS": 3, "cs.LO": 2, "cs.HC": 2, "cs.SI": 2,
+    "cs.IR": 2, "cs.SY": 2, "cs.NE": 1, "cs.PL": 1, "cs.DB": 1, "cs.CY": 1, "cs.GT": 1,
+    "cs.CC": 1, "cs.CG": 1, "cs.DM": 1, "cs.FL": 1, "cs.MA": 1, "cs.PF": 1, "cs.AR": 1,
+}  # fmt: skip
+CROSS = [*PRIMARY_WEIGHTS, "stat.ML", "math.OC", "eess.SP", "eess.SY", "quant-ph", "math.PR"]
+TEX = [
+    "$O(n \\log n)$",
+    "$f < n/3$",
+    "\\emph{Byzantine}",
+    "$\\epsilon$-approximate",
+    "$\\sum_{i=1}^{n} x_i$",
+    "\\textbf{linearizable}",
+    "$\\mathcal{O}(1)$",
+    "up to 41\\%",
+    "$2^{k}$",
+]
+ACCENTED = ['M\\"uller', "P\\'erez", "Dvo\\v{r}\\'ak", "Da\\u{g}l{\\i}", 'Schr\\"oder']
+LICENSES = [
+    "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
+    "http://creativecommons.org/licenses/by/4.0/",
+    None,
+]
+
+
+def rfc2822(moment: dt.datetime) -> str:
+    return moment.strftime("%a, %-d %b %Y %H:%M:%S GMT")
+
+
+def write_snapshot(path: Path, *, papers: int, seed: int) -> str:
+    """Write the snapshot; returns the most prolific author's name (as the pages show it)."""
+    corpus = Corpus(seed)
+    rng = corpus.rng
+    # More papers each month: the month's share grows linearly, about 8x over the years.
+    weights = [1 + 7 * month / MONTHS for month in range(MONTHS)]
+    scale = papers / sum(weights)
+    counts = [int(weight * scale) for weight in weights]
+    counts[-1] += papers - sum(counts)
+    primaries, primary_weights = list(PRIMARY_WEIGHTS), list(PRIMARY_WEIGHTS.values())
+    authors_seen: Counter[str] = Counter()
+    with path.open("w", encoding="utf-8") as out:
+        for month, count in enumerate(counts):
+            year, month0 = divmod(START.month - 1 + month, 12)
+            first = dt.datetime(START.year + year, month0 + 1, 1, tzinfo=dt.UTC)
+            days = 28
+            width = 4 if first.year < 2015 else 5
+            for number in range(1, count + 1):
+                created = first + dt.timedelta(seconds=rng.randrange(days * 86400))
+                arxiv_id = f"{first:%y%m}.{number:0{width}d}"
+                names = [corpus.author() for _ in range(min(40, int(rng.paretovariate(1.6))))]
+                names = list(dict.fromkeys(names))
+                if rng.random() < 0.05:
+                    names[0] = f"{rng.choice(FIRST_NAMES)} {rng.choice(ACCENTED)}"
+                authors_seen.update(names)
+                primary = rng.choices(primaries, weights=primary_weights)[0]
+                cross = rng.sample(CROSS, rng.choice([0, 0, 1, 1, 2, 3]))
+                categories = list(dict.fromkeys([primary, *cross]))
+                sentences = []
+                for _ in range(rng.randint(4, 8)):
+                    sentences.append(" ".join(corpus.text(rng.randint(12, 24))).capitalize() + ".")
+                if number % 3 == 0:
+                    sentences.insert(1, f"We show {rng.choice(TEX)} holds for {rng.choice(TEX)}.")
+                abstract = "  " + "\n".join(
+                    " ".join(sentences)[i : i + 80] for i in range(0, len(" ".join(sentences)), 80)
+                )
+                versions = [{"version": "v1", "created": rfc2822(created)}]
+                for extra in range(rng.choice([0, 0, 0, 1, 1, 2])):
+                    created += dt.timedelta(days=rng.randint(1, 200))
+                    versions.append({"version": f"v{extra + 2}", "created": rfc2822(created)})
+                record = {
+                    "id": arxiv_id,
+                    "submitter": names[0],
+                    "authors": ", ".join(names[:-1])
+                    + (" and " if len(names) > 1 else "")
+                    + names[-1],
+                    "title": " ".join(corpus.text(rng.randint(5, 14))).title(),
+                    "comments": f"{rng.randint(4, 40)} pages" if rng.random() < 0.6 else None,
+                    "journal-ref": None,
+                    "doi": f"10.1145/{rng.randint(1000000, 9999999)}"
+                    if rng.random() < 0.2
+                    else None,
+                    "report-no": None,
+                    "categories": " ".join(categories),
+                    "license": rng.choice(LICENSES),
+                    "abstract": abstract + "\n",
+                    "versions": versions,
+                    "update_date": created.date().isoformat(),
+                    "authors_parsed": [[*name.split(" ", 1)[::-1], ""] for name in names],
+                }
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return authors_seen.most_common(1)[0][0]
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def run_import(path: Path, env: dict[str, str]) -> tuple[float, int, str]:
+    """(seconds, the child's peak resident memory in bytes, its report)."""
+    from papers.categories import CS_CATEGORIES
+
+    command = [sys.executable, str(ROOT / "manage.py"), "import_snapshot", str(path)]
+    for code in CS_CATEGORIES:
+        command += ["--category", code]
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert child.stdout is not None
+    report = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - started
+    if status != 0:
+        sys.exit(f"import_snapshot failed ({status}): {report}")
+    return seconds, usage.ru_maxrss * 1024, report.strip()
+
+
+def percentiles(times: list[float]) -> str:
+    times = sorted(times)
+    p50 = times[len(times) // 2]
+    p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+    return f"p50 {p50:6.1f} ms   p95 {p95:6.1f} ms"
+
+
+def render_pages(*, author: str, renders: int) -> None:
+    from django.conf import settings
+    from django.test import Client
+
+    from market.models import Term
+    from papers.models import Listing
+    from peerrevenue import keep
+
+    settings.PAGE_CACHE_SECONDS = 0
+    term, _ = Term.objects.get_or_create(phrase="consensus")
+    ten_years_ago = dt.date(2016, 12, 2)
+    day = (
+        Listing.objects.filter(category__code="cs.DC", date__lte=ten_years_ago)
+        .order_by("-date")
+        .values_list("date", flat=True)
+        .first()
+    )
+    pages = {
+        "category page /list/cs.DC/": "/list/cs.DC/",
+        f"a day ten years ago /list/cs.DC/{day}/": f"/list/cs.DC/{day}/",
+        f"most prolific author /author/{author}/": f"/author/{author}/",
+        f"term page /market/{term.slug}/": term.get_absolute_url(),
+    }
+    from django.core.cache import cache
+
+    client = Client(HTTP_HOST="testserver")
+    for label, path in pages.items():
+        assert client.get(path).status_code == 200, path
+        cold, warm = [], []
+        for _ in range(renders):
+            cache.clear()
+            keep.forget_local()
+            started = time.perf_counter()
+            response = client.get(path)
+            cold.append((time.perf_counter() - started) * 1000)
+            assert response.status_code == 200
+            started = time.perf_counter()
+            client.get(path)
+            warm.append((time.perf_counter() - started) * 1000)
+        print(f"  {label}")
+        print(f"    nothing kept: {percentiles(cold)}   warm: {percentiles(warm)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, default=100_000)
+    parser.add_argument("--renders", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=28)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    parser.add_argument("--no-pages", action="store_true", help="skip the page renders")
+    args = parser.parse_args()
+
+    print(f"load at start: {uptime()}")
+    folder = Path("/tmp") / "pr_history_bench"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"snapshot-{args.papers}-{args.seed}.json"
+    started = time.perf_counter()
+    author = write_snapshot(path, papers=args.papers, seed=args.seed)
+    print(
+        f"snapshot: {args.papers:,} papers, {path.stat().st_size / 1e6:,.0f} MB written in "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+
+    url = scratch_database(DATABASE)
+    setup_offline_django(url)
+    env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": "", "DJANGO_DEBUG": "0"}
+    env.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key-" + "x" * 40)
+
+    seconds, peak, report = run_import(path, env)
+    print(
+        f"import:  {seconds:7.1f} s  {args.papers / seconds:7.0f} papers/s  "
+        f"peak {peak / 2**20:.0f} MB"
+    )
+    print(f"         {report}")
+    print(f"load after import: {uptime()}")
+    again, again_peak, report = run_import(path, env)
+    print(f"re-run:  {again:7.1f} s  peak {again_peak / 2**20:.0f} MB")
+    print(f"         {report}")
+
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_size_pretty(pg_database_size(current_database()))")
+        print(f"database size: {cursor.fetchone()[0]}")
+        cursor.execute("SELECT count(*) FROM papers_paper")
+        papers = cursor.fetchone()[0]
+        cursor.execute("SELECT count(*) FROM papers_listing")
+        print(f"papers: {papers:,}   listings: {cursor.fetchone()[0]:,}")
+    if not args.no_pages:
+        print(f"pages ({args.renders} renders each, in-process, page cache off):")
+        render_pages(author=author, renders=args.renders)
+    print(f"load at end: {uptime()}")
+    path.unlink()
+    if not args.keep:
+        connection.close()
+        import psycopg
+
+        with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
+
+
+if __name__ == "__main__":
+    main()
