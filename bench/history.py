@@ -32,12 +32,16 @@ import os
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, scratch_database, setup_offline_django  # noqa: E402
+from _harness import (  # noqa: E402
+    POSTGRES_ADMIN_URL,
+    ROOT,
+    scratch_database,
+    setup_offline_django,
+)
 from search import FIRST_NAMES, Corpus  # noqa: E402
 
 DATABASE = "pr_history_bench"
@@ -75,8 +79,8 @@ def rfc2822(moment: dt.datetime) -> str:
     return moment.strftime("%a, %-d %b %Y %H:%M:%S GMT")
 
 
-def write_snapshot(path: Path, *, papers: int, seed: int) -> str:
-    """Write the snapshot; returns the most prolific author's name (as the pages show it)."""
+def write_snapshot(path: Path, *, papers: int, seed: int) -> None:
+    """Write the snapshot of ``papers`` papers."""
     corpus = Corpus(seed)
     rng = corpus.rng
     # More papers each month: the month's share grows linearly, about 8x over the years.
@@ -85,7 +89,6 @@ def write_snapshot(path: Path, *, papers: int, seed: int) -> str:
     counts = [int(weight * scale) for weight in weights]
     counts[-1] += papers - sum(counts)
     primaries, primary_weights = list(PRIMARY_WEIGHTS), list(PRIMARY_WEIGHTS.values())
-    authors_seen: Counter[str] = Counter()
     with path.open("w", encoding="utf-8") as out:
         for month, count in enumerate(counts):
             year, month0 = divmod(START.month - 1 + month, 12)
@@ -99,7 +102,6 @@ def write_snapshot(path: Path, *, papers: int, seed: int) -> str:
                 names = list(dict.fromkeys(names))
                 if rng.random() < 0.05:
                     names[0] = f"{rng.choice(FIRST_NAMES)} {rng.choice(ACCENTED)}"
-                authors_seen.update(names)
                 primary = rng.choices(primaries, weights=primary_weights)[0]
                 cross = rng.sample(CROSS, rng.choice([0, 0, 1, 1, 2, 3]))
                 categories = list(dict.fromkeys([primary, *cross]))
@@ -136,7 +138,6 @@ def write_snapshot(path: Path, *, papers: int, seed: int) -> str:
                     "authors_parsed": [[*name.split(" ", 1)[::-1], ""] for name in names],
                 }
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return authors_seen.most_common(1)[0][0]
 
 
 def uptime() -> str:
@@ -170,13 +171,27 @@ def percentiles(times: list[float]) -> str:
     return f"p50 {p50:6.1f} ms   p95 {p95:6.1f} ms"
 
 
+def most_prolific_author() -> str:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT author->>'name_text', count(*) FROM papers_paper,"
+            " jsonb_array_elements(authors) AS author GROUP BY 1 ORDER BY 2 DESC LIMIT 1"
+        )
+        name, papers = cursor.fetchone()
+    print(f"most prolific author: {name} ({papers:,} papers)")
+    return name
+
+
 def render_pages(*, author: str, renders: int) -> None:
+    import itertools
+
     from django.conf import settings
     from django.test import Client
 
     from market.models import Term
-    from papers.models import Listing
-    from peerrevenue import keep
+    from papers.models import Listing, Paper
 
     settings.PAGE_CACHE_SECONDS = 0
     term, _ = Term.objects.get_or_create(phrase="consensus")
@@ -187,30 +202,36 @@ def render_pages(*, author: str, renders: int) -> None:
         .values_list("date", flat=True)
         .first()
     )
+    assert day is not None, "no cs.DC listing ten years ago"
+    newest = Listing.objects.filter(category__code="cs.DC").order_by("-date", "paper__arxiv_id")
+    on_day = Listing.objects.filter(category__code="cs.DC", date=day).order_by("paper__arxiv_id")
+    by_author = Paper.objects.by_author(author).newest_first()
+    # A paper each page shows, edited before each render: the first reader after a change.
     pages = {
-        "category page /list/cs.DC/": "/list/cs.DC/",
-        f"a day ten years ago /list/cs.DC/{day}/": f"/list/cs.DC/{day}/",
-        f"most prolific author /author/{author}/": f"/author/{author}/",
-        f"term page /market/{term.slug}/": term.get_absolute_url(),
+        "category page /list/cs.DC/": ("/list/cs.DC/", newest[0].paper_id),
+        f"a day ten years ago /list/cs.DC/{day}/": (f"/list/cs.DC/{day}/", on_day[0].paper_id),
+        f"most prolific author /author/{author}/": (f"/author/{author}/", by_author[0].pk),
+        f"term page /market/{term.slug}/": (term.get_absolute_url(), None),
     }
-    from django.core.cache import cache
-
+    numbers = itertools.count()
     client = Client(HTTP_HOST="testserver")
-    for label, path in pages.items():
+    for label, (path, paper_id) in pages.items():
         assert client.get(path).status_code == 200, path
-        cold, warm = [], []
+        changed, warm = [], []
         for _ in range(renders):
-            cache.clear()
-            keep.forget_local()
+            if paper_id is not None:
+                Paper.objects.filter(pk=paper_id).update(comment=f"{next(numbers)} pages")
+            else:
+                Term.objects.filter(pk=term.pk).update(description=f"{next(numbers)} notes")
             started = time.perf_counter()
             response = client.get(path)
-            cold.append((time.perf_counter() - started) * 1000)
+            changed.append((time.perf_counter() - started) * 1000)
             assert response.status_code == 200
             started = time.perf_counter()
             client.get(path)
             warm.append((time.perf_counter() - started) * 1000)
         print(f"  {label}")
-        print(f"    nothing kept: {percentiles(cold)}   warm: {percentiles(warm)}")
+        print(f"    after a change: {percentiles(changed)}   warm: {percentiles(warm)}")
 
 
 def main() -> None:
@@ -220,14 +241,29 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     parser.add_argument("--no-pages", action="store_true", help="skip the page renders")
+    parser.add_argument(
+        "--pages-only", action="store_true", help="only the renders, on the kept database"
+    )
     args = parser.parse_args()
+    if args.pages_only:
+        print(f"load at start: {uptime()}")
+        setup_offline_django(f"{POSTGRES_ADMIN_URL}/{DATABASE}")
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM papers_paper")
+            print(f"papers: {cursor.fetchone()[0]:,}")
+        print(f"pages ({args.renders} renders each, in-process, page cache off):")
+        render_pages(author=most_prolific_author(), renders=args.renders)
+        print(f"load at end: {uptime()}")
+        return
 
     print(f"load at start: {uptime()}")
     folder = Path("/tmp") / "pr_history_bench"
     folder.mkdir(exist_ok=True)
     path = folder / f"snapshot-{args.papers}-{args.seed}.json"
     started = time.perf_counter()
-    author = write_snapshot(path, papers=args.papers, seed=args.seed)
+    write_snapshot(path, papers=args.papers, seed=args.seed)
     print(
         f"snapshot: {args.papers:,} papers, {path.stat().st_size / 1e6:,.0f} MB written in "
         f"{time.perf_counter() - started:.0f} s"
@@ -260,7 +296,7 @@ def main() -> None:
         print(f"papers: {papers:,}   listings: {cursor.fetchone()[0]:,}")
     if not args.no_pages:
         print(f"pages ({args.renders} renders each, in-process, page cache off):")
-        render_pages(author=author, renders=args.renders)
+        render_pages(author=most_prolific_author(), renders=args.renders)
     print(f"load at end: {uptime()}")
     path.unlink()
     if not args.keep:
