@@ -13,10 +13,10 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from papers.signals import listings_announced
+from papers.signals import history_stored, listings_announced
 from peerrevenue.queueing import send_from_request
 
-from . import notices, proposals, tasks, term_links, trends
+from . import notices, proposals, research, tasks, term_links, trends
 from .cash import open_account
 from .dividends import pay_dividends_for_day
 from .models import Term
@@ -55,6 +55,15 @@ def pay_announced_dividends(sender, *, category, date, **kwargs) -> None:
     # here, in the worker, rather than on the first reader's request.
     trends.count_all_listed()
     term_links.keep_recent_highlights()
+    research.recount(months=[date])
+
+
+@receiver(history_stored, dispatch_uid="market_research_after_history")
+def count_history(sender, *, months, **kwargs) -> None:
+    # Bulk history pays nothing (it was announced before the market knew it) but it is the
+    # term pages' research: its months are recounted in the worker.
+    iso = None if months is None else sorted(month.isoformat() for month in months)
+    send_from_request(tasks.recount_research, args=(iso,), what="the term research's recount")
 
 
 @receiver(post_save, sender=Term, dispatch_uid="market_term_highlights")
@@ -64,6 +73,18 @@ def highlight_for_the_new_term_set(sender, raw: bool = False, **kwargs) -> None:
     # again in the worker once the change is committed (the page would do it otherwise).
     if not raw:
         transaction.on_commit(_queue_highlights)
+
+
+def _queue_research() -> None:
+    # A term listed or changed changes what every month counts.
+    send_from_request(tasks.recount_research, what="the term research's recount")
+
+
+@receiver(post_save, sender=Term, dispatch_uid="market_term_research")
+@receiver(post_delete, sender=Term, dispatch_uid="market_term_research_deleted")
+def research_the_new_term_set(sender, raw: bool = False, **kwargs) -> None:
+    if not raw:
+        transaction.on_commit(_queue_research)
 
 
 def _queue_highlights() -> None:

@@ -90,3 +90,27 @@ def sweep_orders() -> int:
 def notify_follow_moves() -> int:
     """Tell followers of the terms that moved past their threshold."""
     return tell_moves()
+
+
+# A recount's share of a task's time limit: the months left over go to the next task.
+RESEARCH_SECONDS = 100
+
+
+@shared_task(name="market.tasks.recount_research")
+def recount_research(months: list[str] | None = None) -> int:
+    """Recount term research for these months (ISO dates; None: all), as many as fit in
+    RESEARCH_SECONDS; the rest are queued again. Returns how many were counted here."""
+    import time
+
+    from . import research
+
+    left = [dt.date.fromisoformat(m) for m in months] if months is not None else None
+    left = sorted(left) if left is not None else research.all_months()
+    started = time.monotonic()
+    done = 0
+    while left and time.monotonic() - started < RESEARCH_SECONDS:
+        research.recount(months=[left.pop(0)])
+        done += 1
+    if left:
+        recount_research.delay([month.isoformat() for month in left])
+    return done

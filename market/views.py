@@ -40,6 +40,7 @@ from .cash import cash_and_holding
 from .forms import BUY_MAX, OrderForm, QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Order, Term, Trade
 from .order_book import describe
+from .research import for_term as term_research
 from .templatetags.market_pages import trend
 from .tickers import TICKER_SECONDS, clock_bucket, current_tickers
 from .units import MINUS, format_credits, format_shares
@@ -374,6 +375,7 @@ def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
         "holders": stats.top_holders(term=term),
         "trades": stats.recent_trades(term=term),
         "dividend_per_mention": settings.MARKET_DIVIDEND_PER_MENTION,
+        "research": term_research(term),
     }
     parts = {
         part: keep.render_piece(f"market/_term_{part}.html", context, facts=facts)

@@ -69,3 +69,34 @@ class HistorySource(models.Model):
         room = MALFORMED_KEPT - len(self.malformed_at)
         if room > 0:
             self.malformed_at = [*self.malformed_at, *list(where)[:room]]
+
+
+class MentionMonth(models.Model):
+    """How many papers listed in a month (in one category, or in any: ``category`` empty,
+    each paper once) mention a market term: the term pages' research, counted by
+    ``market.research`` as papers arrive, never on a reader's request.
+
+    Here rather than in market only so that this table's migration needs no market one (the
+    market's are being renumbered); ``term_id`` is the market term's key, not a foreign key
+    (papers never depends on market), and rows of a deleted term are simply never read.
+    """
+
+    term_id = models.BigIntegerField()
+    category = models.ForeignKey(
+        "papers.Category", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    month = models.DateField(help_text="Its first day")
+    papers = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["term_id", "category", "month"],
+                name="unique_mention_month",
+                nulls_distinct=False,
+            )
+        ]
+        indexes = [models.Index(fields=["month"], name="mention_month_month")]
+
+    def __str__(self) -> str:
+        return f"term {self.term_id} {self.month:%Y-%m}: {self.papers}"

@@ -685,4 +685,4 @@ class Lease(models.Model):
 
 
 # Bulk history's bookkeeping lives in a module of its own (this one is long enough).
-from .history_models import HistorySource  # noqa: E402, F401
+from .history_models import HistorySource, MentionMonth  # noqa: E402, F401

@@ -25,6 +25,7 @@ from papers.arxiv.errors import IngestError
 from papers.arxiv.records import ParsedEntry
 from papers.arxiv.sniffing import parse_xml
 from papers.models import Category, HistorySource
+from papers.signals import history_stored
 
 from .records import MalformedRecord, entry_from_fields
 from .store import store_entries, wanted
@@ -148,28 +149,35 @@ def harvest(
         if until:
             params["until"] = until.isoformat()
     began = time.monotonic()
-    while True:
-        page = parse_oai(fetch(settings.ARXIV_OAI_URL, params=params))
-        kept = [entry for entry in page.entries if wanted(entry.categories, codes=codes)]
-        with transaction.atomic():
-            stored = store_entries(entries=kept, categories=codes)
-            source.run_date = source.run_date or page.responded_on or timezone.now().date()
-            source.records += len(page.entries) + len(page.malformed)
-            source.kept += len(kept)
-            source.papers_created += stored.papers_created
-            source.papers_updated += stored.papers_updated
-            source.listings_created += stored.listings_created
-            source.note_malformed(list(page.malformed))
-            source.token = page.token
+    months: set[dt.date] = set()
+    try:
+        while True:
+            page = parse_oai(fetch(settings.ARXIV_OAI_URL, params=params))
+            kept = [entry for entry in page.entries if wanted(entry.categories, codes=codes)]
+            with transaction.atomic():
+                stored = store_entries(entries=kept, categories=codes)
+                months |= stored.months
+                source.run_date = source.run_date or page.responded_on or timezone.now().date()
+                source.records += len(page.entries) + len(page.malformed)
+                source.kept += len(kept)
+                source.papers_created += stored.papers_created
+                source.papers_updated += stored.papers_updated
+                source.listings_created += stored.listings_created
+                source.note_malformed(list(page.malformed))
+                source.token = page.token
+                if not page.token:
+                    if not explicit or (from_date and not until):
+                        source.harvested_through = source.run_date
+                    source.finished_at = timezone.now()
+                source.save()
+            if on_page:
+                on_page(PageDone(records=len(page.entries) + len(page.malformed), source=source))
             if not page.token:
-                if not explicit or (from_date and not until):
-                    source.harvested_through = source.run_date
-                source.finished_at = timezone.now()
-            source.save()
-        if on_page:
-            on_page(PageDone(records=len(page.entries) + len(page.malformed), source=source))
-        if not page.token:
-            return source
-        if max_seconds is not None and time.monotonic() - began >= max_seconds:
-            return source
-        params = {"verb": "ListRecords", "resumptionToken": page.token}
+                return source
+            if max_seconds is not None and time.monotonic() - began >= max_seconds:
+                return source
+            params = {"verb": "ListRecords", "resumptionToken": page.token}
+    finally:
+        if months:
+            # After the pages' commits: later apps recount what the new listings changed.
+            history_stored.send_robust(sender=HistorySource, months=months)

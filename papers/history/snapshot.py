@@ -22,6 +22,7 @@ from django.utils import timezone
 from papers.arxiv.errors import IngestError
 from papers.arxiv.records import ParsedEntry
 from papers.models import Category, HistorySource
+from papers.signals import history_stored
 
 from .records import MalformedRecord, SnapshotRecord, read_snapshot_line
 from .store import Listable, store_entries, stored_versions, wanted
@@ -99,10 +100,12 @@ def import_snapshot(
     source, _ = HistorySource.objects.get_or_create(
         key=key[:700], defaults={"kind": HistorySource.Kind.SNAPSHOT}
     )
-    if source.finished_at is not None or source.started_at is None:
+    resumed = source.finished_at is None and source.started_at is not None
+    if not resumed:
         source.restart()
         source.started_at = timezone.now()
         source.save()
+    months: set[dt.date] = set()
     # A line can only be kept if it names a chosen code: other whole records are not parsed
     # at all (a bad field in a record of another category is not ours to report). A line that
     # is not a whole object, or has no "categories", is parsed, so that it is reported.
@@ -130,15 +133,18 @@ def import_snapshot(
                 if wanted(record.categories, codes=codes) and _in_range(record, since, until):
                     pending.append((number, record))
                 if len(pending) >= batch:
-                    _commit(source, pending, malformed, records, codes, offset, number)
+                    months |= _commit(source, pending, malformed, records, codes, offset, number)
                     pending, malformed, records = [], [], 0
                     if on_progress:
                         on_progress(Progress(done=raw.tell(), total=total, source=source))
-            _commit(source, pending, malformed, records, codes, offset, number, last=True)
+            months |= _commit(source, pending, malformed, records, codes, offset, number, last=True)
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise IngestError(f"Cannot read {path}: {exc}") from exc
     if on_progress:
         on_progress(Progress(done=total, total=total, source=source))
+    if months or resumed:
+        # Resumed, the months of the run before are not known here: all are recounted.
+        history_stored.send_robust(sender=HistorySource, months=None if resumed else months)
     return source
 
 
@@ -152,7 +158,7 @@ def _commit(
     line: int,
     *,
     last: bool = False,
-) -> None:
+) -> set[dt.date]:
     # Only the records of papers not stored at this version are read in full (a re-run reads
     # none): the rest only need their listings checked.
     known = stored_versions(record.arxiv_id for _, record in pending)
@@ -180,6 +186,7 @@ def _commit(
         if last:
             source.finished_at = timezone.now()
         source.save()
+    return stored.months
 
 
 __all__ = ["BATCH", "Progress", "chosen_categories", "import_snapshot"]

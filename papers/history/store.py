@@ -19,7 +19,7 @@ import datetime as dt
 import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
@@ -35,6 +35,7 @@ class Stored:
     papers_created: int = 0
     papers_updated: int = 0
     listings_created: int = 0
+    months: set[dt.date] = field(default_factory=set)  # of the listings created (first days)
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,9 @@ def _store(
             if code in categories and listable.arxiv_id in keys:
                 kind = "new" if code == primary else "cross"
                 rows.append((categories[code], keys[listable.arxiv_id], day, kind))
-    stored.listings_created = _list(rows)
+    days = _list(rows)
+    stored.listings_created = len(days)
+    stored.months = {day.replace(day=1) for day in days}
     _copy_papers(new)
     stored.papers_created = len(new)
     return stored
@@ -223,16 +226,16 @@ def _update(arxiv_ids: list[str], newest: Mapping[str, ParsedEntry]) -> tuple[in
     return len(papers), versions
 
 
-def _list(rows: list[tuple[int, int, dt.date, str]]) -> int:
+def _list(rows: list[tuple[int, int, dt.date, str]]) -> list[dt.date]:
     """Insert the approximate listings (category id, paper id, day, type) in one statement;
-    returns how many were new.
+    returns the days of those that were new.
 
     A listing is left out where the paper already has one in the category's stream (the
     daily feed's, exact, or an earlier import's) and on any day a feed or backfill of that
     category was ingested: those days are as arXiv announced them, and stay so.
     """
     if not rows:
-        return 0
+        return []
     quote = connection.ops.quote_name
     listing, run = quote(Listing._meta.db_table), quote(IngestRun._meta.db_table)
     with connection.cursor() as cursor:
@@ -245,7 +248,7 @@ def _list(rows: list[tuple[int, int, dt.date, str]]) -> int:
             " AND l.paper_id = r.p AND l.announce_type = ANY(%s))"
             f" AND NOT EXISTS (SELECT 1 FROM {run} AS i WHERE i.category_id = r.c"
             " AND i.date = r.d AND i.status = %s)"
-            " ON CONFLICT (category_id, paper_id, date) DO NOTHING",
+            " ON CONFLICT (category_id, paper_id, date) DO NOTHING RETURNING date",
             [
                 [row[0] for row in rows],
                 [row[1] for row in rows],
@@ -255,4 +258,4 @@ def _list(rows: list[tuple[int, int, dt.date, str]]) -> int:
                 str(IngestRun.Status.SUCCEEDED),
             ],
         )
-        return cursor.rowcount
+        return [row[0] for row in cursor.fetchall()]
