@@ -151,13 +151,13 @@ class PaperQuerySet(models.QuerySet):
     def by_author(self, name: str) -> PaperQuerySet:
         """Papers with an author called `name`, ignoring case and accents (Dağlı = Dagli).
 
-        Compares the rendered names with PostgreSQL's unaccent (migration 0006); a scan of the
-        JSON lists, which is fine at this site's size (a few hundred thousand papers at most).
+        Compares the rendered names with PostgreSQL's unaccent (migration 0006) through the
+        index of every paper's folded author names (migration 0016), so an author's page reads
+        their papers alone, whatever the size of the corpus.
         """
         matches = RawSQL(
-            "EXISTS (SELECT 1 FROM jsonb_array_elements(papers_paper.authors) AS author"
-            " WHERE unaccent(lower(coalesce(nullif(author->>'name_text', ''), author->>'name')))"
-            " = unaccent(lower(%s)))",
+            "public.paper_author_keys(papers_paper.authors)"
+            " @> ARRAY[public.unaccent('public.unaccent'::regdictionary, lower(%s))]",
             [" ".join(name.split())],
             output_field=models.BooleanField(),
         )

@@ -174,7 +174,7 @@ def _commit(
             malformed.append(number)
     malformed.sort()
     with transaction.atomic():
-        stored = store_entries(entries=entries, categories=codes, listables=listables)
+        stored = store_entries(entries=entries, categories=codes, listables=listables, known=known)
         source.records += records
         source.kept += len(entries) + len(listables)
         source.papers_created += stored.papers_created

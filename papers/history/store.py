@@ -71,10 +71,12 @@ def store_entries(
     entries: Iterable[ParsedEntry],
     categories: Mapping[str, int],
     listables: Iterable[Listable] = (),
+    known: Mapping[str, tuple[int, int]] | None = None,
 ) -> Stored:
     """Store the entries (inside the caller's transaction) and list each, and each of the
     ``listables`` (stored papers whose record was not parsed in full), in those of its
-    categories that are among ``categories`` (code → category id)."""
+    categories that are among ``categories`` (code → category id). ``known``: what
+    ``stored_versions`` said of them, if the caller has just asked (in this transaction)."""
     newest: dict[str, ParsedEntry] = {}
     for entry in entries:
         seen = newest.get(entry.arxiv_id)
@@ -85,16 +87,20 @@ def store_entries(
         # A savepoint: a daily ingest may create one of these papers meanwhile (the unique
         # arxiv_id refuses ours); the second attempt finds it stored and updates it instead.
         with transaction.atomic():
-            return _store(newest, listables, categories)
+            return _store(newest, listables, categories, known)
     except IntegrityError:
-        return _store(newest, listables, categories)
+        return _store(newest, listables, categories, None)
 
 
 def _store(
-    newest: Mapping[str, ParsedEntry], listables: list[Listable], categories: Mapping[str, int]
+    newest: Mapping[str, ParsedEntry],
+    listables: list[Listable],
+    categories: Mapping[str, int],
+    known: Mapping[str, tuple[int, int]] | None,
 ) -> Stored:
     stored = Stored()
-    known = stored_versions([*newest, *(listable.arxiv_id for listable in listables)])
+    if known is None:
+        known = stored_versions([*newest, *(listable.arxiv_id for listable in listables)])
     keys = {arxiv_id: pk for arxiv_id, (pk, _) in known.items()}
     new: list[Paper] = []
     for arxiv_id in sorted(newest.keys() - known.keys()):

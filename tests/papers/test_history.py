@@ -20,6 +20,7 @@ from papers.arxiv.errors import FetchError
 from papers.arxiv.records import ParsedAuthor, ParsedEntry, ParsedFeed
 from papers.calendar import announcement_date_for
 from papers.history.oai import harvest
+from papers.history.records import MalformedRecord, parse_created
 from papers.history.snapshot import Progress, import_snapshot
 from papers.ingest import ingest_feed
 from papers.models import Category, HistorySource, IngestRun, Listing, Paper, PaperVersion
@@ -415,3 +416,22 @@ def test_the_scheduled_harvest_keeps_the_enabled_categories_current(categories, 
 
 def test_fixtures_are_where_the_tests_say(categories):
     assert Path(SNAPSHOT).is_file()
+
+
+@pytest.mark.parametrize(
+    ("written", "moment"),
+    [
+        ("Mon, 2 Apr 2007 19:18:42 GMT", dt.datetime(2007, 4, 2, 19, 18, 42, tzinfo=UTC)),
+        ("Mon, 02 Apr 2007 15:18:42 -0400", dt.datetime(2007, 4, 2, 19, 18, 42, tzinfo=UTC)),
+    ],
+)
+def test_version_dates_are_read_in_arxivs_spelling_and_others(written, moment):
+    assert parse_created(written) == moment
+
+
+@pytest.mark.parametrize(
+    "written", ["Wed, 31 Feb 2007 10:00:00 GMT", "yesterday", "Mon, 2 Apr 1066 10:00:00 GMT", ""]
+)
+def test_an_impossible_version_date_is_malformed(written):
+    with pytest.raises(MalformedRecord):
+        parse_created(written)
