@@ -240,6 +240,7 @@ def main() -> None:
     parser.add_argument("--renders", type=int, default=50)
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    parser.add_argument("--database", default=DATABASE, help="the scratch database's name")
     parser.add_argument("--no-pages", action="store_true", help="skip the page renders")
     parser.add_argument(
         "--pages-only", action="store_true", help="only the renders, on the kept database"
@@ -247,7 +248,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.pages_only:
         print(f"load at start: {uptime()}")
-        setup_offline_django(f"{POSTGRES_ADMIN_URL}/{DATABASE}")
+        setup_offline_django(f"{POSTGRES_ADMIN_URL}/{args.database}")
         from django.db import connection
 
         with connection.cursor() as cursor:
@@ -269,7 +270,7 @@ def main() -> None:
         f"{time.perf_counter() - started:.0f} s"
     )
 
-    url = scratch_database(DATABASE)
+    url = scratch_database(args.database)
     setup_offline_django(url)
     env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": "", "DJANGO_DEBUG": "0"}
     env.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key-" + "x" * 40)
@@ -304,7 +305,7 @@ def main() -> None:
         import psycopg
 
         with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
+            conn.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
 
 
 if __name__ == "__main__":
