@@ -109,7 +109,8 @@ def recount(*, months: Iterable[dt.date] | None = None) -> int:
     chosen = sorted({month_of(m) for m in months}) if months is not None else all_months()
     matcher = highlighting.current_matcher()
     for month in chosen:
-        counts = count_month(month, matcher)
+        # No term listed, nothing to find: the month's rows go without reading its papers.
+        counts = count_month(month, matcher) if matcher.terms else Counter()
         with transaction.atomic():
             MentionMonth.objects.filter(month=month).delete()
             MentionMonth.objects.bulk_create(
