@@ -28,6 +28,7 @@ from papers.models import Category, HistorySource
 from papers.signals import history_stored
 
 from .records import MalformedRecord, entry_from_fields
+from .snapshot import analyze
 from .store import store_entries, wanted
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
@@ -178,6 +179,8 @@ def harvest(
                 return source
             params = {"verb": "ListRecords", "resumptionToken": page.token}
     finally:
+        if source.papers_created > 10_000:
+            analyze()
         if months:
             # After the pages' commits: later apps recount what the new listings changed.
             history_stored.send_robust(sender=HistorySource, months=months)
