@@ -195,6 +195,15 @@ def render_pages(*, author: str, renders: int) -> None:
 
     settings.PAGE_CACHE_SECONDS = 0
     term, _ = Term.objects.get_or_create(phrase="consensus")
+    # What the ingest worker does after each day (market.signals): the mention trends of every
+    # listed term, counted over the whole history, and the term research. Not on a reader's
+    # request, so timed apart from the pages.
+    from market import research, trends
+
+    for name, count in (("trends", trends.count_all_listed), ("research", research.recount)):
+        started = time.perf_counter()
+        count()
+        print(f"  worker: {name} counted over the history in {time.perf_counter() - started:.1f} s")
     ten_years_ago = dt.date(2016, 12, 2)
     day = (
         Listing.objects.filter(category__code="cs.DC", date__lte=ten_years_ago)
