@@ -235,6 +235,8 @@ class Paper(models.Model):
             GinIndex(fulltext.title_vector(), name="paper_title_vector"),
             # Category filters look at every category of a paper, not only the primary.
             GinIndex(fields=["categories"], opclasses=["jsonb_path_ops"], name="paper_categories"),
+            # The few hidden papers, which the day counts leave out (ListingQuerySet.day_counts).
+            models.Index(fields=["id"], condition=models.Q(hidden=True), name="paper_hidden"),
         ]
 
     def __str__(self) -> str:
@@ -459,10 +461,16 @@ class ListingQuerySet(models.QuerySet):
 
     def day_counts(self, *, category: Category | int) -> models.QuerySet:
         """One row per announcement day of the category, newest first: ``date``, ``papers``
-        (new and cross-lists, the day's stream) and ``replacements``."""
+        (new and cross-lists, the day's stream) and ``replacements``.
+
+        Hidden papers are left out by an anti-join on the (tiny) index of hidden papers, not
+        by joining every listing of the category's history to its paper: twenty years of a
+        category are tens of thousands of wide paper rows to visit (0.6 s at 13,000).
+        """
+        hidden = Paper.objects.filter(pk=models.OuterRef("paper_id"), hidden=True)
         return (
             self.filter(category=category)
-            .visible()
+            .filter(~models.Exists(hidden))
             .values("date")
             .annotate(
                 papers=models.Count("id", filter=models.Q(announce_type__in=Listing.STREAM_TYPES)),
