@@ -96,7 +96,10 @@ def import_snapshot(
     if not path.is_file():
         raise IngestError(f"No such file: {path}")
     codes = {category.code: category.pk for category in categories}
-    key = f"snapshot:{path}|{','.join(sorted(codes))}|{since or ''}|{until or ''}"
+    # The file's size too: a new snapshot saved over an interrupted one's file starts afresh
+    # rather than resuming at an offset into different lines.
+    total = path.stat().st_size
+    key = f"snapshot:{path}:{total}|{','.join(sorted(codes))}|{since or ''}|{until or ''}"
     source, _ = HistorySource.objects.get_or_create(
         key=key[:700], defaults={"kind": HistorySource.Kind.SNAPSHOT}
     )
@@ -110,7 +113,6 @@ def import_snapshot(
     # at all (a bad field in a record of another category is not ours to report). A line that
     # is not a whole object, or has no "categories", is parsed, so that it is reported.
     needles = [code.encode() for code in codes]
-    total = path.stat().st_size
     stream, raw = _open(path)
     with stream, raw:
         try:
