@@ -435,3 +435,14 @@ def test_version_dates_are_read_in_arxivs_spelling_and_others(written, moment):
 def test_an_impossible_version_date_is_malformed(written):
     with pytest.raises(MalformedRecord):
         parse_created(written)
+
+
+def test_a_bounded_harvest_stops_after_a_page_and_the_next_goes_on(categories, oai, sleeps):
+    first = harvest(set_spec="cs", categories=categories, max_seconds=0)
+    assert (first.token, first.finished_at, first.kept) == ("6930231|1001", None, 2)
+
+    second = harvest(set_spec="cs", categories=categories, max_seconds=0)
+
+    assert oai.hits("/oai")[-1].param("resumptionToken") == "6930231|1001"
+    assert (second.token, second.finished_at is not None, second.kept) == ("", True, 4)
+    assert listings() == LISTED
