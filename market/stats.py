@@ -83,6 +83,26 @@ def _price_at_sql(when: dt.datetime, *, term_ref: str = "pk"):
     return curve.price_sql(Coalesce(supply_then, Value(0)))
 
 
+def supplies_at(*, terms: QuerySet[Term], when: dt.datetime) -> dict[int, int]:
+    """Each of ``terms``' supply at ``when`` (zero before its first trade): with the term's
+    curve, what its price then follows from (``curve.price``)."""
+    supply_then = Subquery(
+        Trade.objects.filter(term=OuterRef("pk"), created_at__lte=when)
+        .order_by("-created_at", "-term_version")
+        .values("supply_after")[:1],
+        output_field=_BIG,
+    )
+    rows = terms.order_by().annotate(then=Coalesce(supply_then, Value(0))).values_list("pk", "then")
+    return dict(rows)
+
+
+def change_bp(now: int, then: int) -> int:
+    """The change from ``then`` to ``now`` in basis points, truncated toward zero, as
+    ``_change_bp_sql`` computes it (a price is never below p0 >= 1: no division by zero)."""
+    moved = abs(now - then) * 10_000 // then
+    return moved if now >= then else -moved
+
+
 def _change_bp_sql(now_field: str, then_field: str):
     # Basis points, truncated toward zero; a price is never below p0 >= 1, so no division by 0.
     return _big((F(now_field) - F(then_field)) * Value(10_000) / F(then_field))
