@@ -27,7 +27,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from peerrevenue import keep, metrics
@@ -35,7 +35,18 @@ from peerrevenue.pagination import page_of, paginate
 from peerrevenue.ratelimit import client_address, is_limited
 from peerrevenue.redirects import safe_next
 
-from . import charts, curve, networth, notices, orders, stats, trading, trend_charts, trends
+from . import (
+    board,
+    charts,
+    curve,
+    networth,
+    notices,
+    orders,
+    stats,
+    trading,
+    trend_charts,
+    trends,
+)
 from .cash import cash_and_holding
 from .forms import BUY_MAX, OrderForm, QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Order, Term, Trade
@@ -137,24 +148,37 @@ def _columns(sort: str, descending: bool) -> list[Column]:
 
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    facts = keep.read(request, "mentions")
+    facts = keep.read(request, "mentions", "papers", "market_stamps")
     return keep.anonymous_page(request, facts, lambda: _index_response(request, facts))
 
 
 def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
-    # The table is the same for every reader of this URL (its links keep the query string):
-    # keyed by every term's stamp (prices, supplies, holders), the term set, the mentions and
-    # the clock (the day's change, sparklines that end now).
+    # Every term's figures are kept by its own stamp (market.board): the table is searched,
+    # ordered and paged from them, and kept under exactly what this page of it shows (the
+    # URL, the terms on it in their order with their stamps, how many there are, and the facts
+    # and clock bucket their figures depend on). A trade of a term that this page does not
+    # show, and that moves none onto it, leaves the kept table as it was.
+    query = request.GET.copy()
+    search = query.get("q", "").strip()[:SEARCH_MAX_LENGTH]
+    sort, descending = _sort_from(query)
+    now = timezone.now()
+    shown = board.table(facts, search=search, sort=sort, descending=descending, now=now)
+    page = page_of(shown, query.get("page"), per_page=TERMS_PER_PAGE)
+    known = board.stamps(facts)
+    on_page = [(f.pk, known.get(f.pk)) for f in page.object_list]
     piece = keep.get_or_make(
         keep.key(
-            "market-index",
+            "market-table",
             request.get_full_path(),
-            facts["prices"],
-            facts["terms"],
+            on_page,
+            page.paginator.count,
             facts["mentions"],
+            facts["papers"],
             clock_bucket(),
         ),
-        lambda: _index_table(request.GET.copy(), facts=facts),
+        lambda: _index_table(
+            query, page=page, search=search, sort=sort, descending=descending, facts=facts, now=now
+        ),
         size=keep.piece_size,
         seconds=2 * TICKER_SECONDS,
     )
@@ -162,14 +186,11 @@ def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
     return keep.respond(request, "market/index.html", context, pieces=["table_html"])
 
 
-def _index_table(query, *, facts: keep.Facts) -> keep.Piece:
-    search = query.get("q", "").strip()[:SEARCH_MAX_LENGTH]
-    sort, descending = _sort_from(query)
-    now = timezone.now()
-    terms = stats.market_terms(search=search, sort=sort, descending=descending, now=now)
-    page = page_of(terms, query.get("page"), per_page=TERMS_PER_PAGE)
+def _index_table(
+    query, *, page, search: str, sort: str, descending: bool, facts: keep.Facts, now
+) -> keep.Piece:
     context = {
-        "rows": _index_rows(list(page.object_list), facts=facts, now=now),
+        "rows": board.rows(list(page.object_list), facts=facts, now=now),
         "page": page,
         "search": search,
         "sort_param": query.get("sort", ""),
@@ -178,28 +199,6 @@ def _index_table(query, *, facts: keep.Facts) -> keep.Piece:
         "views": [(key, label, key == sort) for key, label in MARKET_VIEW_LINKS],
     }
     return keep.Piece(keep.render_piece("market/_index_table.html", context, facts=facts))
-
-
-def _index_rows(terms: list, *, facts: keep.Facts, now) -> list[SafeString]:
-    """The table's rows, each kept by its term's stamp (a trade, a status change), the
-    mentions recorded and the clock bucket (the day's change, a sparkline ending now): after a
-    trade only that term's row is rendered again, with its one sparkline."""
-    bucket = clock_bucket()
-    names = {
-        term.pk: keep.key("market-row", term.pk, term.stamp, facts["mentions"], bucket)
-        for term in terms
-    }
-    kept = keep.lookup_many(names.values())
-    missing = [term for term in terms if names[term.pk] not in kept]
-    lines = stats.sparklines(terms=missing, now=now) if missing else {}
-    for term in missing:
-        spark = charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days")
-        html = keep.render_piece(
-            "market/_index_row.html", {"term": term, "spark": spark}, facts=facts
-        )
-        keep.put(names[term.pk], html, seconds=2 * TICKER_SECONDS)
-        kept[names[term.pk]] = html
-    return [mark_safe(kept[names[term.pk]]) for term in terms]  # noqa: S308 - our rows
 
 
 # A term's page, quotes and trades ------------------------------------------------------------

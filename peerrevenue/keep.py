@@ -210,9 +210,9 @@ def get_or_make(
     return found
 
 
-def lookup_many(names: Iterable[str]) -> dict[str, Any]:
+def lookup_many(names: Iterable[str], *, shared: bool = True) -> dict[str, Any]:
     """What is kept under each of ``names`` (those kept anywhere): for a page that makes the
-    missing ones together, in one pass (a table's rows)."""
+    missing ones together, in one pass (a table's rows). ``shared=False``: in this process."""
     found: dict[str, Any] = {}
     wanted = []
     for name in names:
@@ -221,18 +221,27 @@ def lookup_many(names: Iterable[str]) -> dict[str, Any]:
             wanted.append(name)
         else:
             found[name] = value
-    if wanted:
-        shared = cache.get_many(wanted)
-        for name, value in shared.items():
+    if wanted and shared:
+        fetched = cache.get_many(wanted)
+        for name, value in fetched.items():
             _local.put(name, value, len(value) if isinstance(value, str) else 1)
-        found.update(shared)
+        found.update(fetched)
     return found
 
 
-def put(name: str, value: str, *, seconds: int = SHARED_SECONDS) -> None:
-    """Keep ``value`` (HTML) under ``name`` in both levels."""
-    cache.set(name, value, seconds)
-    _local.put(name, value, len(value))
+def put(
+    name: str,
+    value: Any,
+    *,
+    size: int | None = None,
+    seconds: int = SHARED_SECONDS,
+    shared: bool = True,
+) -> None:
+    """Keep ``value`` under ``name`` in both levels (``shared=False``: in this process only;
+    ``size``: its share of this process's budget, a string's length by default)."""
+    if shared:
+        cache.set(name, value, seconds)
+    _local.put(name, value, len(value) if size is None else size)
 
 
 def forget_local() -> None:
