@@ -11,6 +11,7 @@ so trading returns the first trade instead of making a second one.
 
 from __future__ import annotations
 
+import functools
 import string
 import uuid
 from dataclasses import dataclass
@@ -275,16 +276,25 @@ def order_line(order: Order) -> OrderLine:
 
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    facts = keep.read(request, ("term", slug), "mentions")
+    facts = keep.read(request, ("term", slug), "mentions", "papers")
     if facts["term", slug] is None:
         raise Http404(f"There is no term “{slug}” on the market.")
     return keep.anonymous_page(request, facts, lambda: _term_response(request, facts, slug))
 
 
 def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpResponse:
-    # Everything but the trade box is the same for every reader: keyed by the term's stamp
-    # (every trade of it), the mentions and dividends recorded, the term set and the clock
-    # (the chart ends now). A trade of another term changes nothing here but hover prices.
+    # Everything but the trade box is the same for every reader, in two pieces keyed by what
+    # each shows. The papers that mention the term move with the mentions and dividends
+    # recorded, the papers and the term set, never with a trade. The rest (price, chart,
+    # holders, trades) moves with the term's own stamp (every trade of it) and the clock (the
+    # chart ends now), and shows the papers piece's counts and dividend days. A trade of
+    # another term changes nothing here but hover prices.
+    term = functools.cache(lambda: _get_term(slug))  # read once, if either piece is made
+    papers = keep.get_or_make(
+        keep.key("market-term-papers", slug, facts["terms"], facts["mentions"], facts["papers"]),
+        lambda: _term_papers_piece(term(), facts=facts),
+        size=keep.piece_size,
+    )
     piece = keep.get_or_make(
         keep.key(
             "market-term",
@@ -292,9 +302,10 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
             facts["term", slug],
             facts["terms"],
             facts["mentions"],
+            facts["papers"],
             clock_bucket(),
         ),
-        lambda: _term_piece(slug, facts=facts),
+        lambda: _term_piece(term(), papers=papers, facts=facts),
         size=keep.piece_size,
         seconds=2 * TICKER_SECONDS,
     )
@@ -306,7 +317,8 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
         "term": values,
         "head_html": piece.html,
         "main_html": values["main_html"],
-        "lower_html": values["lower_html"],
+        "mentions_html": papers.html,
+        "holders_html": values["holders_html"],
         "quote_form_html": _empty_quote_form(
             slug,
             signed_in=request.user.is_authenticated,
@@ -317,7 +329,10 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
         **trader,
     }
     return keep.respond(
-        request, "market/term.html", context, pieces=["head_html", "main_html", "lower_html"]
+        request,
+        "market/term.html",
+        context,
+        pieces=["head_html", "main_html", "mentions_html", "holders_html"],
     )
 
 
@@ -341,9 +356,9 @@ def _empty_quote_form(slug: str, *, signed_in: bool, held: int, facts: keep.Fact
     )
 
 
-def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
-    term = _get_term(slug)
-    history = stats.price_history(term=term, now=timezone.now())
+def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
+    """The papers that mention the term, its weekly trend, and (as values for the other
+    piece) its mention counts and dividend days."""
     dividends = stats.dividend_days(term=term)
     since_listing, before_listing = stats.mention_counts(term=term)
     weeks = trends.weekly_mentions(term=term, terms=str(facts["terms"]))
@@ -359,24 +374,38 @@ def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
         )
         if weeks
         else None,
-        "chart": charts.price_chart(
-            history, label=f"Price of one share of “{term.phrase}” over time", dividends=dividends
-        ),
-        "price_changes": charts.price_changes(history),
-        "dividends": [day for day in dividends if day.amount > 0],
         "mentions": stats.recent_mentions(term=term),
         "mention_count": since_listing,
         "earlier_mentions": (
             stats.recent_mentions(term=term, since_listing=False) if before_listing else []
         ),
         "earlier_count": before_listing,
+        "dividend_per_mention": settings.MARKET_DIVIDEND_PER_MENTION,
+    }
+    return keep.Piece(
+        keep.render_piece("market/_term_mentions.html", context, facts=facts),
+        {"mention_count": since_listing, "dividends": dividends},  # type: ignore[dict-item]
+    )
+
+
+def _term_piece(term: Term, *, papers: keep.Piece, facts: keep.Facts) -> keep.Piece:
+    """The term's head, price chart, holders and trades: what a trade of it changes."""
+    history = stats.price_history(term=term, now=timezone.now())
+    dividends: list[stats.DividendDay] = papers.values["dividends"]  # type: ignore[assignment]
+    context = {
+        "term": term,
+        "chart": charts.price_chart(
+            history, label=f"Price of one share of “{term.phrase}” over time", dividends=dividends
+        ),
+        "price_changes": charts.price_changes(history),
+        "dividends": [day for day in dividends if day.amount > 0],
+        "mention_count": papers.values["mention_count"],
         "holders": stats.top_holders(term=term),
         "trades": stats.recent_trades(term=term),
-        "dividend_per_mention": settings.MARKET_DIVIDEND_PER_MENTION,
     }
     parts = {
         part: keep.render_piece(f"market/_term_{part}.html", context, facts=facts)
-        for part in ("head", "main", "lower")
+        for part in ("head", "main", "holders")
     }
     return keep.Piece(
         parts["head"],
@@ -388,7 +417,7 @@ def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
             "status": term.get_status_display(),
             "price": term.price,
             "main_html": parts["main"],
-            "lower_html": parts["lower"],
+            "holders_html": parts["holders"],
         },
     )
 
