@@ -15,7 +15,7 @@ class ProposalNoticeMiddleware:
     """A term a trader proposed was listed, an order filled or was cancelled, a followed term
     moved or paid: say so once, in the page's messages.
 
-    Usually costs nothing (see ``take_notices``), and a query only when a proposal was listed;
+    Costs one cache read (``notices.take_flag``), and queries only when there is news;
     nothing for anonymous readers, whose pages come from the page cache.
     """
 
@@ -24,7 +24,12 @@ class ProposalNoticeMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and request.method == "GET":
+        if (
+            user is not None
+            and user.is_authenticated
+            and request.method == "GET"
+            and notices.take_flag(user=user)
+        ):
             for proposal in take_notices(user=user):
                 messages.success(
                     request,
@@ -32,7 +37,7 @@ class ProposalNoticeMiddleware:
                     f"market as “{proposal.term.phrase if proposal.term else proposal.phrase}”.",
                 )
             # Everything untold about their orders and followed terms, as one batched notice.
-            told = notices.take_unseen(user=user)
+            told = notices.mark_seen(user=user)
             if told:
                 messages.info(request, notices.batched_text(told))
         return self.get_response(request)

@@ -32,6 +32,14 @@ class StarFill:
         self.user_id = request.user.pk if request.user.is_authenticated else None
         self.rows: dict[str, tuple[str, int, bool]] = {}
         self.back = request.get_full_path()
+        self._token: str | None = None
+
+    @property
+    def token(self) -> str:
+        # One masked token for the page's thirty forms: masking draws random characters.
+        if self._token is None:
+            self._token = get_token(self.request)
+        return self._token
 
     def prefetch(self, arguments: Iterable[str]) -> None:
         wanted = [int(a) for a in set(arguments) if a.isdigit() and a not in self.rows]
@@ -75,7 +83,7 @@ class StarFill:
             '<button type="submit" class="star__button" aria-pressed="{}" title="{}">{}</button>'
             "{}</form>",
             reverse("library:save", args=[arxiv_id]),
-            get_token(self.request),
+            self.token,
             self.back,
             "unsave" if mine else "save",
             "true" if mine else "false",

@@ -19,6 +19,11 @@ class MarketConfig(AppConfig):
         )
         keep.fact("mentions", "SELECT value FROM kept_stamp WHERE name = 'mentions'")
         keep.fact("term", "SELECT stamp FROM market_term WHERE slug = %s", arguments=1)
+        # The market table's terms and their stamps (market.board), as {id: stamp}.
+        keep.fact(
+            "market_stamps",
+            "SELECT json_object_agg(id, stamp) FROM market_term WHERE status <> 'delisted'",
+        )
         keep.filler("price", price_titles)
         keep.filler("you", own_row)
 

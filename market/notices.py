@@ -49,14 +49,20 @@ def tell(*, user_id: int, kind: str, text: str, term_id: int | None = None, orde
     flag([user_id])
 
 
+def take_flag(*, user) -> bool:
+    """Whether ``user`` was flagged as having something to be told (a notice, a listed
+    proposal), clearing the flag: one cache read on a signed-in page view, no query."""
+    key = _flag_key(user.pk)
+    if not cache.get(key):
+        return False
+    cache.delete(key)
+    return True
+
+
 def take_unseen(*, user) -> list[Notice]:
     """The user's notices not yet shown on the site, marked shown: each once. Reads the
     database only when the flag says there is something."""
-    key = _flag_key(user.pk)
-    if not cache.get(key):
-        return []
-    cache.delete(key)
-    return mark_seen(user=user)
+    return mark_seen(user=user) if take_flag(user=user) else []
 
 
 def mark_seen(*, user) -> list[Notice]:

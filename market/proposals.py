@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import QuerySet
@@ -22,11 +21,11 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.text import slugify
 
+from . import notices
 from .highlighting import Matcher, TermRef
 from .models import Term, TermProposal
 
 MAX_WORDS = 6
-NOTICE_FLAG_SECONDS = 60 * 60 * 24 * 60
 
 
 class ProposalRefused(ValueError):
@@ -111,14 +110,11 @@ def mark_listed(*, term: Term) -> list[TermProposal]:
     return closed
 
 
-def _notice_key(user_id: int) -> str:
-    return f"market:proposal-notice:{user_id}"
-
-
 def _tell_proposer(proposal: TermProposal) -> None:
-    # A flag in the shared cache, so that the check on a signed-in page view costs no
-    # database query; the proposal rows stay the record of what is still to be shown.
-    cache.set(_notice_key(proposal.user_id), True, NOTICE_FLAG_SECONDS)
+    # The reader's one notice flag (``notices.take_flag``), so that the check on a signed-in
+    # page view costs no database query; the proposal rows stay the record of what is still
+    # to be shown.
+    notices.flag([proposal.user_id])
     _mail_proposer(proposal)
 
 
@@ -137,15 +133,9 @@ def _mail_proposer(proposal: TermProposal) -> None:
 
 
 def take_notices(*, user) -> list[TermProposal]:
-    """The user's listed proposals not yet shown as a notice, marked shown: each once.
-
-    Reads the database only when the cache flag says a proposal was listed; if the flag was
-    evicted first, the proposer still had the e-mail.
-    """
-    key = _notice_key(user.pk)
-    if not cache.get(key):
-        return []
-    cache.delete(key)
+    """The user's listed proposals not yet shown as a notice, marked shown: each once. Asked
+    only once ``notices.take_flag`` says there is something; if the flag was evicted first,
+    the proposer still had the e-mail."""
     waiting = list(
         TermProposal.objects.filter(
             user=user, listed_at__isnull=False, notice_shown_at__isnull=True

@@ -19,7 +19,7 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from django.conf import settings
 from django.contrib.postgres.aggregates import ArrayAgg
@@ -73,6 +73,11 @@ _BIG = curve.BIG_INTEGER
 
 def _price_at_sql(when: dt.datetime, *, term_ref: str = "pk"):
     """SQL for a term's price at ``when`` (see the module docstring)."""
+    return curve.price_sql(_supply_at_sql(when, term_ref=term_ref))
+
+
+def _supply_at_sql(when: dt.datetime, *, term_ref: str = "pk"):
+    """SQL for a term's supply at ``when``: zero before its first trade."""
     supply_then = Subquery(
         Trade.objects.filter(term=OuterRef(term_ref), created_at__lte=when)
         # Newest first along the (term, created_at) index: one index probe per term.
@@ -80,7 +85,49 @@ def _price_at_sql(when: dt.datetime, *, term_ref: str = "pk"):
         .values("supply_after")[:1],
         output_field=_BIG,
     )
-    return curve.price_sql(Coalesce(supply_then, Value(0)))
+    return Coalesce(supply_then, Value(0))
+
+
+def supplies_at(*, terms: QuerySet[Term], when: dt.datetime) -> dict[int, int]:
+    """Each of ``terms``' supply at ``when``: with the term's curve, what its price then
+    follows from (``curve.price``)."""
+    rows = terms.order_by().annotate(then=_supply_at_sql(when)).values_list("pk", "then")
+    return dict(rows)
+
+
+def pasts(*, terms: QuerySet[Term], now: dt.datetime) -> QuerySet:
+    """Rows of (id, supply a day ago, supply a week ago, recent mentions) of ``terms``: the
+    part of the market table's figures that trades made now cannot change."""
+    return (
+        terms.order_by()
+        .annotate(
+            supply_1d=_supply_at_sql(now - dt.timedelta(days=1)),
+            supply_7d=_supply_at_sql(now - dt.timedelta(days=7)),
+            recent=Coalesce(Subquery(_recent_mentions_sql(), output_field=_BIG), Value(0)),
+        )
+        .values_list("pk", "supply_1d", "supply_7d", "recent")
+    )
+
+
+def _recent_mentions_sql() -> QuerySet:
+    """A term's mentions in visible papers of the last seven announcement days (a subquery
+    on the outer term)."""
+    return (
+        Mention.objects.filter(
+            term=OuterRef("pk"), date__in=recent_announcement_dates(), paper__hidden=False
+        )
+        .order_by()
+        .values("term")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+
+
+def change_bp(now: int, then: int) -> int:
+    """The change from ``then`` to ``now`` in basis points, truncated toward zero, as
+    ``_change_bp_sql`` computes it (a price is never below p0 >= 1: no division by zero)."""
+    moved = abs(now - then) * 10_000 // then
+    return moved if now >= then else -moved
 
 
 def _change_bp_sql(now_field: str, then_field: str):
@@ -183,15 +230,7 @@ def market_terms(
         .annotate(n=Count("pk"))
         .values("n")
     )
-    mentions = (
-        Mention.objects.filter(
-            term=OuterRef("pk"), date__in=recent_announcement_dates(), paper__hidden=False
-        )
-        .order_by()
-        .values("term")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
+    mentions = _recent_mentions_sql()
     traded = (
         Trade.objects.filter(term=OuterRef("pk"), created_at__gte=now - dt.timedelta(days=7))
         .order_by()
@@ -248,12 +287,19 @@ def _bucketed_trades(*, term_ids: Sequence[int], since: dt.datetime, bucket: str
     )
 
 
-def sparklines(
-    *, terms: Iterable[WithAnnotations[Term, MarketFigures]], now: dt.datetime
-) -> dict[int, Series]:
+class PricedThenAndNow(Protocol):
+    @property
+    def pk(self) -> int: ...
+    @property
+    def price_7d(self) -> int: ...
+    @property
+    def price_now(self) -> int: ...
+
+
+def sparklines(*, terms: Iterable[PricedThenAndNow], now: dt.datetime) -> dict[int, Series]:
     """Each term's price over the last week as (time, µ¢) steps, from a week ago to ``now``.
 
-    ``terms`` come from :func:`market_terms` (they carry ``price_7d`` and ``price_now``).
+    ``terms`` carry ``price_7d`` and ``price_now`` (the figures of :func:`market_terms`).
     One query for all of them; at most one point an hour.
     """
     terms = list(terms)

@@ -3,15 +3,16 @@ the popover's table and the digests.
 
 The table is kept (``peerrevenue.keep``) under the term-set stamp, the prices fact (the sum of
 every term's stamp, which any trade moves) and a clock bucket of ``TICKER_SECONDS``, since the
-day change also moves with time. A trade thus costs each process one reload of the table, and
-no other kept piece.
+day change also moves with time. A trade thus costs each process one light query of the terms'
+rows (each term's supply a day ago is kept per clock bucket), and no other kept piece.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from django.http import HttpRequest
@@ -20,7 +21,7 @@ from django.utils import timezone
 from peerrevenue import keep
 
 from .models import Term
-from .stats import day_changes
+from .stats import change_bp, supplies_at
 from .units import format_credits
 
 TICKER_SECONDS = 30
@@ -43,11 +44,19 @@ class Ticker:
         return f"{self.phrase}: {format_credits(self.price)} a share, {self.change_text} today"
 
 
-def load_tickers() -> dict[int, Ticker]:
-    rows = day_changes(terms=Term.objects.listed(), now=timezone.now()).values_list(
-        "id", "slug", "phrase", "price_now", "change_1d_bp"
-    )
-    return {pk: Ticker(slug, phrase, price, change) for pk, slug, phrase, price, change in rows}
+def load_tickers(*, day_ago: Mapping[int, int] | None = None) -> dict[int, Ticker]:
+    """Every listed term's ticker: its price from its row, its change from ``day_ago`` (each
+    term's supply a day before now, ``stats.supplies_at``), read now when not given."""
+    terms = Term.objects.listed()
+    if day_ago is None:
+        day_ago = supplies_at(terms=terms, when=timezone.now() - dt.timedelta(days=1))
+    tickers = {}
+    for pk, slug, phrase, p0, k, supply in terms.values_list(
+        "pk", "slug", "phrase", "p0", "k", "supply"
+    ):
+        now, then = p0 + k * supply, p0 + k * day_ago.get(pk, 0)
+        tickers[pk] = Ticker(slug, phrase, now, change_bp(now, then))
+    return tickers
 
 
 def clock_bucket(now: float | None = None) -> int:
@@ -56,11 +65,25 @@ def clock_bucket(now: float | None = None) -> int:
 
 
 def tickers_for(facts: keep.Facts) -> dict[int, Ticker]:
-    """Every listed term's ticker by id, as of the facts a request read."""
+    """Every listed term's ticker by id, as of the facts a request read.
+
+    Two kept parts, so that a trade costs one light query: each term's supply a day ago,
+    which moves with the clock but not with trades made now (kept per clock bucket and term
+    set), and the tickers themselves, made from the terms' rows (kept per prices fact).
+    """
+    bucket = clock_bucket()
+
+    def day_ago() -> dict[int, int]:
+        when = timezone.now() - dt.timedelta(days=1)
+        return supplies_at(terms=Term.objects.listed(), when=when)
+
+    supplies = keep.get_or_make(
+        keep.key("supplies-a-day-ago", facts["terms"], bucket), day_ago, seconds=2 * TICKER_SECONDS
+    )
     return keep.get_or_make(
-        keep.key("tickers", facts["terms"], facts["prices"], clock_bucket()),
-        load_tickers,
-        seconds=2 * TICKER_SECONDS,
+        keep.key("tickers", facts["terms"], facts["prices"], bucket),
+        lambda: load_tickers(day_ago=supplies),
+        shared=False,  # one light query: cheaper than the shared cache's round trips
     )
 
 

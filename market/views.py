@@ -11,6 +11,7 @@ so trading returns the first trade instead of making a second one.
 
 from __future__ import annotations
 
+import functools
 import string
 import uuid
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from peerrevenue import keep, metrics
@@ -35,7 +36,18 @@ from peerrevenue.pagination import page_of, paginate
 from peerrevenue.ratelimit import client_address, is_limited
 from peerrevenue.redirects import safe_next
 
-from . import charts, curve, networth, notices, orders, stats, trading, trend_charts, trends
+from . import (
+    board,
+    charts,
+    curve,
+    networth,
+    notices,
+    orders,
+    stats,
+    trading,
+    trend_charts,
+    trends,
+)
 from .cash import cash_and_holding
 from .forms import BUY_MAX, OrderForm, QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Order, Term, Trade
@@ -138,24 +150,37 @@ def _columns(sort: str, descending: bool) -> list[Column]:
 
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    facts = keep.read(request, "mentions")
+    facts = keep.read(request, "mentions", "papers", "market_stamps")
     return keep.anonymous_page(request, facts, lambda: _index_response(request, facts))
 
 
 def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
-    # The table is the same for every reader of this URL (its links keep the query string):
-    # keyed by every term's stamp (prices, supplies, holders), the term set, the mentions and
-    # the clock (the day's change, sparklines that end now).
+    # Every term's figures are kept by its own stamp (market.board): the table is searched,
+    # ordered and paged from them, and kept under exactly what this page of it shows (the
+    # URL, the terms on it in their order with their stamps, how many there are, and the facts
+    # and clock bucket their figures depend on). A trade of a term that this page does not
+    # show, and that moves none onto it, leaves the kept table as it was.
+    query = request.GET.copy()
+    search = query.get("q", "").strip()[:SEARCH_MAX_LENGTH]
+    sort, descending = _sort_from(query)
+    now = timezone.now()
+    shown = board.table(facts, search=search, sort=sort, descending=descending, now=now)
+    page = page_of(shown, query.get("page"), per_page=TERMS_PER_PAGE)
+    known = board.stamps(facts)
+    on_page = [(f.pk, known.get(f.pk)) for f in page.object_list]
     piece = keep.get_or_make(
         keep.key(
-            "market-index",
+            "market-table",
             request.get_full_path(),
-            facts["prices"],
-            facts["terms"],
+            on_page,
+            page.paginator.count,
             facts["mentions"],
+            facts["papers"],
             clock_bucket(),
         ),
-        lambda: _index_table(request.GET.copy(), facts=facts),
+        lambda: _index_table(
+            query, page=page, search=search, sort=sort, descending=descending, facts=facts, now=now
+        ),
         size=keep.piece_size,
         seconds=2 * TICKER_SECONDS,
     )
@@ -163,14 +188,11 @@ def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
     return keep.respond(request, "market/index.html", context, pieces=["table_html"])
 
 
-def _index_table(query, *, facts: keep.Facts) -> keep.Piece:
-    search = query.get("q", "").strip()[:SEARCH_MAX_LENGTH]
-    sort, descending = _sort_from(query)
-    now = timezone.now()
-    terms = stats.market_terms(search=search, sort=sort, descending=descending, now=now)
-    page = page_of(terms, query.get("page"), per_page=TERMS_PER_PAGE)
+def _index_table(
+    query, *, page, search: str, sort: str, descending: bool, facts: keep.Facts, now
+) -> keep.Piece:
     context = {
-        "rows": _index_rows(list(page.object_list), facts=facts, now=now),
+        "rows": board.rows(list(page.object_list), facts=facts, now=now),
         "page": page,
         "search": search,
         "sort_param": query.get("sort", ""),
@@ -179,28 +201,6 @@ def _index_table(query, *, facts: keep.Facts) -> keep.Piece:
         "views": [(key, label, key == sort) for key, label in MARKET_VIEW_LINKS],
     }
     return keep.Piece(keep.render_piece("market/_index_table.html", context, facts=facts))
-
-
-def _index_rows(terms: list, *, facts: keep.Facts, now) -> list[SafeString]:
-    """The table's rows, each kept by its term's stamp (a trade, a status change), the
-    mentions recorded and the clock bucket (the day's change, a sparkline ending now): after a
-    trade only that term's row is rendered again, with its one sparkline."""
-    bucket = clock_bucket()
-    names = {
-        term.pk: keep.key("market-row", term.pk, term.stamp, facts["mentions"], bucket)
-        for term in terms
-    }
-    kept = keep.lookup_many(names.values())
-    missing = [term for term in terms if names[term.pk] not in kept]
-    lines = stats.sparklines(terms=missing, now=now) if missing else {}
-    for term in missing:
-        spark = charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days")
-        html = keep.render_piece(
-            "market/_index_row.html", {"term": term, "spark": spark}, facts=facts
-        )
-        keep.put(names[term.pk], html, seconds=2 * TICKER_SECONDS)
-        kept[names[term.pk]] = html
-    return [mark_safe(kept[names[term.pk]]) for term in terms]  # noqa: S308 - our rows
 
 
 # A term's page, quotes and trades ------------------------------------------------------------
@@ -277,16 +277,25 @@ def order_line(order: Order) -> OrderLine:
 
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    facts = keep.read(request, ("term", slug), "mentions")
+    facts = keep.read(request, ("term", slug), "mentions", "papers")
     if facts["term", slug] is None:
         raise Http404(f"There is no term “{slug}” on the market.")
     return keep.anonymous_page(request, facts, lambda: _term_response(request, facts, slug))
 
 
 def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpResponse:
-    # Everything but the trade box is the same for every reader: keyed by the term's stamp
-    # (every trade of it), the mentions and dividends recorded, the term set and the clock
-    # (the chart ends now). A trade of another term changes nothing here but hover prices.
+    # Everything but the trade box is the same for every reader, in two pieces keyed by what
+    # each shows. The papers that mention the term move with the mentions and dividends
+    # recorded, the papers and the term set, never with a trade. The rest (price, chart,
+    # holders, trades) moves with the term's own stamp (every trade of it) and the clock (the
+    # chart ends now), and shows the papers piece's counts and dividend days. A trade of
+    # another term changes nothing here but hover prices.
+    term = functools.cache(lambda: _get_term(slug))  # read once, if either piece is made
+    papers = keep.get_or_make(
+        keep.key("market-term-papers", slug, facts["terms"], facts["mentions"], facts["papers"]),
+        lambda: _term_papers_piece(term(), facts=facts),
+        size=keep.piece_size,
+    )
     piece = keep.get_or_make(
         keep.key(
             "market-term",
@@ -294,9 +303,10 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
             facts["term", slug],
             facts["terms"],
             facts["mentions"],
+            facts["papers"],
             clock_bucket(),
         ),
-        lambda: _term_piece(slug, facts=facts),
+        lambda: _term_piece(term(), papers=papers, facts=facts),
         size=keep.piece_size,
         seconds=2 * TICKER_SECONDS,
     )
@@ -308,7 +318,8 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
         "term": values,
         "head_html": piece.html,
         "main_html": values["main_html"],
-        "lower_html": values["lower_html"],
+        "mentions_html": papers.html,
+        "holders_html": values["holders_html"],
         "quote_form_html": _empty_quote_form(
             slug,
             signed_in=request.user.is_authenticated,
@@ -319,7 +330,10 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
         **trader,
     }
     return keep.respond(
-        request, "market/term.html", context, pieces=["head_html", "main_html", "lower_html"]
+        request,
+        "market/term.html",
+        context,
+        pieces=["head_html", "main_html", "mentions_html", "holders_html"],
     )
 
 
@@ -343,9 +357,9 @@ def _empty_quote_form(slug: str, *, signed_in: bool, held: int, facts: keep.Fact
     )
 
 
-def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
-    term = _get_term(slug)
-    history = stats.price_history(term=term, now=timezone.now())
+def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
+    """The papers that mention the term, its weekly trend, and (as values for the other
+    piece) its mention counts and dividend days."""
     dividends = stats.dividend_days(term=term)
     since_listing, before_listing = stats.mention_counts(term=term)
     weeks = trends.weekly_mentions(term=term, terms=str(facts["terms"]))
@@ -361,25 +375,39 @@ def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
         )
         if weeks
         else None,
-        "chart": charts.price_chart(
-            history, label=f"Price of one share of “{term.phrase}” over time", dividends=dividends
-        ),
-        "price_changes": charts.price_changes(history),
-        "dividends": [day for day in dividends if day.amount > 0],
         "mentions": stats.recent_mentions(term=term),
         "mention_count": since_listing,
         "earlier_mentions": (
             stats.recent_mentions(term=term, since_listing=False) if before_listing else []
         ),
         "earlier_count": before_listing,
-        "holders": stats.top_holders(term=term),
-        "trades": stats.recent_trades(term=term),
         "dividend_per_mention": settings.MARKET_DIVIDEND_PER_MENTION,
         "research": term_research(term),
     }
+    return keep.Piece(
+        keep.render_piece("market/_term_mentions.html", context, facts=facts),
+        {"mention_count": since_listing, "dividends": dividends},  # type: ignore[dict-item]
+    )
+
+
+def _term_piece(term: Term, *, papers: keep.Piece, facts: keep.Facts) -> keep.Piece:
+    """The term's head, price chart, holders and trades: what a trade of it changes."""
+    history = stats.price_history(term=term, now=timezone.now())
+    dividends: list[stats.DividendDay] = papers.values["dividends"]  # type: ignore[assignment]
+    context = {
+        "term": term,
+        "chart": charts.price_chart(
+            history, label=f"Price of one share of “{term.phrase}” over time", dividends=dividends
+        ),
+        "price_changes": charts.price_changes(history),
+        "dividends": [day for day in dividends if day.amount > 0],
+        "mention_count": papers.values["mention_count"],
+        "holders": stats.top_holders(term=term),
+        "trades": stats.recent_trades(term=term),
+    }
     parts = {
         part: keep.render_piece(f"market/_term_{part}.html", context, facts=facts)
-        for part in ("head", "main", "lower")
+        for part in ("head", "main", "holders")
     }
     return keep.Piece(
         parts["head"],
@@ -391,7 +419,7 @@ def _term_piece(slug: str, *, facts: keep.Facts) -> keep.Piece:
             "status": term.get_status_display(),
             "price": term.price,
             "main_html": parts["main"],
-            "lower_html": parts["lower"],
+            "holders_html": parts["holders"],
         },
     )
 

@@ -210,9 +210,9 @@ def get_or_make(
     return found
 
 
-def lookup_many(names: Iterable[str]) -> dict[str, Any]:
+def lookup_many(names: Iterable[str], *, shared: bool = True) -> dict[str, Any]:
     """What is kept under each of ``names`` (those kept anywhere): for a page that makes the
-    missing ones together, in one pass (a table's rows)."""
+    missing ones together, in one pass (a table's rows). ``shared=False``: in this process."""
     found: dict[str, Any] = {}
     wanted = []
     for name in names:
@@ -221,18 +221,27 @@ def lookup_many(names: Iterable[str]) -> dict[str, Any]:
             wanted.append(name)
         else:
             found[name] = value
-    if wanted:
-        shared = cache.get_many(wanted)
-        for name, value in shared.items():
+    if wanted and shared:
+        fetched = cache.get_many(wanted)
+        for name, value in fetched.items():
             _local.put(name, value, len(value) if isinstance(value, str) else 1)
-        found.update(shared)
+        found.update(fetched)
     return found
 
 
-def put(name: str, value: str, *, seconds: int = SHARED_SECONDS) -> None:
-    """Keep ``value`` (HTML) under ``name`` in both levels."""
-    cache.set(name, value, seconds)
-    _local.put(name, value, len(value))
+def put(
+    name: str,
+    value: Any,
+    *,
+    size: int | None = None,
+    seconds: int = SHARED_SECONDS,
+    shared: bool = True,
+) -> None:
+    """Keep ``value`` under ``name`` in both levels (``shared=False``: in this process only;
+    ``size``: its share of this process's budget, a string's length by default)."""
+    if shared:
+        cache.set(name, value, seconds)
+    _local.put(name, value, len(value) if size is None else size)
 
 
 def forget_local() -> None:
@@ -240,6 +249,7 @@ def forget_local() -> None:
     _local.clear()
     _splits.clear()
     _filled.clear()
+    _fills.clear()
 
 
 # Pieces and holes ---------------------------------------------------------------------------
@@ -293,6 +303,10 @@ _Split = tuple[tuple[bytes, ...], tuple[tuple[str, str], ...], frozenset[str]]
 _splits: SizedLRU[_Split] = SizedLRU(LOCAL_CHARACTERS)
 # A kept text filled, by the text and the versions of the fillers it used.
 _filled: SizedLRU[bytes] = SizedLRU(LOCAL_CHARACTERS)
+# Each kind's fills, by (kind, version): argument → filled bytes. A trade moves the price
+# version, so a page's price holes are filled again, but its stars (another kind, whose version
+# did not move) come from here without asking their filler.
+_fills: SizedLRU[dict[str, bytes]] = SizedLRU(LOCAL_CHARACTERS)
 
 
 def _split(text: str) -> _Split:
@@ -323,6 +337,25 @@ class Fill:
             made = self._made[kind] = _fillers[kind](self.request)
         return made
 
+    def _fills_of(self, kind: str, arguments: Iterable[str]) -> dict[str, bytes]:
+        """Every one of ``arguments`` filled by ``kind``'s filler, kept per (kind, version):
+        the filler is asked only for arguments no earlier text of that version had."""
+        version, fill = self._filler(kind)
+        name = (kind, repr(version))
+        done = _fills.get(name)
+        if done is None:
+            done = {}
+        missing = [argument for argument in dict.fromkeys(arguments) if argument not in done]
+        if missing:
+            # A filler that reads rows per hole (a page's thirty stars) is told every argument
+            # it is about to fill first, so that it reads them in one query.
+            prefetch = getattr(fill, "prefetch", None)
+            if prefetch is not None:
+                prefetch(missing)
+            done = {**done, **{argument: fill(argument).encode() for argument in missing}}
+            _fills.put(name, done, sum(len(value) + len(key) for key, value in done.items()))
+        return done
+
     def encoded(self, text: str) -> bytes:
         """``text`` with its holes filled, as UTF-8: filled once per process for each
         version of what its fillers depend on (a page's 500 price holes are filled once per
@@ -334,15 +367,13 @@ class Fill:
         name = (text, versions)
         filled = _filled.get(name)
         if filled is None:
-            # A filler that reads rows per hole (a page's thirty stars) is told every argument
-            # of its kind first, so that it reads them in one query.
-            for kind in kinds:
-                prefetch = getattr(self._filler(kind)[1], "prefetch", None)
-                if prefetch is not None:
-                    prefetch([argument for each, argument in holes if each == kind])
+            fills = {
+                kind: self._fills_of(kind, [arg for each, arg in holes if each == kind])
+                for kind in kinds
+            }
             out = [parts[0]]
             for (kind, argument), after in zip(holes, parts[1:], strict=True):
-                out.append(self._filler(kind)[1](argument).encode())
+                out.append(fills[kind][argument])
                 out.append(after)
             filled = b"".join(out)
             _filled.put(name, filled, len(filled))

@@ -119,15 +119,33 @@ def test_a_trade_moves_hover_prices_and_renders_no_category_page(
     assert renders == []
 
 
+def test_a_trade_refills_the_price_holes_and_reads_no_stars_again(
+    signed_in, rival, paper, gpu, monkeypatch
+):
+    from library.fillers import StarFill
+
+    signed_in.get("/list/cs.DC/")
+    reads = renders_of(monkeypatch, StarFill, "prefetch")
+    buy(rival, gpu, 3)
+    page = Page.of(signed_in.get("/list/cs.DC/"))
+    gpu.refresh_from_db()
+    title = next(a.attrs["title"] for a in page.select("a", cls="term") if a.text == "GPUs")
+    assert title.startswith(f"GPU: {market_views.format_credits(gpu.price)}")
+    assert page.select("form", cls="star")  # the reader's stars are on the page, as they were
+    assert reads == []  # and came from the stars kept for this reader, not another query
+
+
 def test_a_trade_renders_its_term_page_again_and_no_other_terms(signed_in, rival, gpu, monkeypatch):
     other = Term.objects.create(phrase="consensus")
     for url in ("/market/gpu/", "/market/consensus/"):
         signed_in.get(url)
     renders = renders_of(monkeypatch, market_views, "_term_piece")
+    papers = renders_of(monkeypatch, market_views, "_term_papers_piece")
     buy(rival, gpu, 5)
     assert "rhea" in page_text(signed_in.get("/market/gpu/"))  # a new holder
     signed_in.get(f"/market/{other.slug}/")
     assert len(renders) == 1
+    assert papers == []  # the papers that mention it did not change with a trade
 
 
 def test_a_dividend_shows_on_the_term_page(signed_in, trader, cs_dc, gpu):

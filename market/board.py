@@ -1,0 +1,233 @@
+"""The market table: every term's figures, each kept by the term's own stamp, then searched,
+ordered and paged in Python.
+
+A trade moves one term's stamp (its row trigger), so it costs the table one term's figures
+(one query for that term) and one row's HTML; the other terms' figures and rows are read from
+the store. What a row shows beyond its term's row moves with other facts, which are in each
+key too: the mentions recorded and the papers (recent mentions of visible papers), and the
+clock bucket (a day's and a week's change, the week's sparkline, trades in the last seven
+days), after which every term's figures are made again in one query.
+
+Ordering a couple of hundred small values is far cheaper than the database's query that
+annotates every term with its figures, which is why the table is not ordered there any more.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
+
+from peerrevenue import keep, replicas
+
+from . import charts, curve, stats
+from .models import Term
+from .tickers import TICKER_SECONDS, clock_bucket
+
+KEPT_SECONDS = 2 * TICKER_SECONDS
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """One term's line of the market table: µ¢, basis points and counts."""
+
+    pk: int
+    slug: str
+    phrase: str
+    aliases: tuple[str, ...]
+    status: str
+    status_reason: str
+    supply: int
+    price_now: int
+    price_1d: int
+    price_7d: int
+    change_1d_bp: int
+    change_7d_bp: int
+    holder_count: int
+    recent_mentions: int
+    traded_7d: int
+    # Sort keys, made once rather than on every comparison.
+    phrase_lower: str = ""
+    move_1d_bp: int = 0
+    move_7d_bp: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "phrase_lower", self.phrase.lower())
+        object.__setattr__(self, "move_1d_bp", abs(self.change_1d_bp))
+        object.__setattr__(self, "move_7d_bp", abs(self.change_7d_bp))
+
+    def get_absolute_url(self) -> str:
+        return reverse("market:term", args=[self.slug])
+
+    def matches(self, search: str) -> bool:
+        """The phrase or an alias contains ``search``, whatever the case."""
+        wanted = search.casefold()
+        return any(wanted in text.casefold() for text in (self.phrase, *self.aliases))
+
+
+def stamps(facts: keep.Facts) -> dict[int, int]:
+    """Each term on the market (not delisted) by id, with its stamp, from the request's facts."""
+    return {int(pk): stamp for pk, stamp in (facts["market_stamps"] or {}).items()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Then:
+    """What a term's figures take from the past, which trades made now cannot change: its
+    supply a day and a week ago, and its mentions in the recent announcement days."""
+
+    supply_1d: int
+    supply_7d: int
+    recent_mentions: int
+
+
+def _then(facts: keep.Facts, bucket: int) -> dict[int, _Then]:
+    """Every term's past, kept per clock bucket and the facts that move mentions (one query
+    each bucket, shared by every process)."""
+
+    def make() -> dict[int, _Then]:
+        terms = Term.objects.exclude(status=Term.Status.DELISTED)
+        return {
+            pk: _Then(day, week, recent)
+            for pk, day, week, recent in stats.pasts(terms=terms, now=timezone.now())
+        }
+
+    name = keep.key("market-then", facts["mentions"], facts["papers"], bucket)
+    return keep.get_or_make(name, make, seconds=KEPT_SECONDS)
+
+
+# A term's present: its row, its holders and its shares traded in the last week. Raw SQL, one
+# statement for any number of terms: the ORM's compilation of the same would cost more than
+# running it, on the request right after a trade.
+_NOW_SQL = """
+SELECT t.id, t.slug, t.phrase, t.aliases, t.status, t.status_reason, t.supply, t.p0, t.k,
+       (SELECT count(*) FROM market_holding AS h WHERE h.term_id = t.id AND h.shares > 0),
+       (SELECT coalesce(sum(r.shares), 0) FROM market_trade AS r
+         WHERE r.term_id = t.id AND r.created_at >= %s)
+  FROM market_term AS t
+ WHERE t.id = ANY(%s) AND t.status <> 'delisted'
+"""
+
+
+def _aliases(value: object) -> tuple[str, ...]:
+    # Django's connections hand jsonb to Python as its text (JSONField parses it itself).
+    found = json.loads(value) if isinstance(value, str) else value
+    return tuple(a for a in found if isinstance(a, str)) if isinstance(found, list) else ()
+
+
+def _figures_key(pk: int, stamp: int, facts: keep.Facts, bucket: int) -> str:
+    return keep.key("term-figures", pk, stamp, facts["mentions"], facts["papers"], bucket)
+
+
+def every_term(facts: keep.Facts, *, now: dt.datetime) -> list[Figures]:
+    """The figures of every term on the market, as of the request's facts: kept ones from the
+    store in one look-up, the others from one query (and the bucket's past, kept)."""
+    bucket = clock_bucket()
+    names = {pk: _figures_key(pk, stamp, facts, bucket) for pk, stamp in stamps(facts).items()}
+    # In this process only: one light statement makes any number of them again, which costs
+    # about what the shared cache's round trips would.
+    found = keep.lookup_many(names.values(), shared=False)
+    missing = [pk for pk, name in names.items() if name not in found]
+    if missing:
+        then = _then(facts, bucket)
+        with replicas.reading_connection().cursor() as cursor:
+            cursor.execute(_NOW_SQL, [now - dt.timedelta(days=7), missing])
+            present = cursor.fetchall()
+        for pk, slug, phrase, aliases, status, reason, supply, p0, k, holders, traded in present:
+            past = then.get(pk, _Then(0, 0, 0))  # listed after the bucket began: no past yet
+            price_now = curve.price(supply, p0=p0, k=k)
+            price_1d = curve.price(past.supply_1d, p0=p0, k=k)
+            price_7d = curve.price(past.supply_7d, p0=p0, k=k)
+            figures = Figures(
+                pk=pk,
+                slug=slug,
+                phrase=phrase,
+                aliases=_aliases(aliases),
+                status=status,
+                status_reason=reason,
+                supply=supply,
+                price_now=price_now,
+                price_1d=price_1d,
+                price_7d=price_7d,
+                change_1d_bp=stats.change_bp(price_now, price_1d),
+                change_7d_bp=stats.change_bp(price_now, price_7d),
+                holder_count=holders,
+                recent_mentions=past.recent_mentions,
+                traded_7d=traded,
+            )
+            # Kept under the stamp read before the query: a trade in between is kept under
+            # the old stamp, which the next request no longer asks for.
+            keep.put(names[pk], figures, size=1, shared=False)
+            found[names[pk]] = figures
+    return [found[name] for name in names.values() if name in found]
+
+
+def table(
+    facts: keep.Facts, *, search: str, sort: str, descending: bool, now: dt.datetime
+) -> list[Figures]:
+    """Every term on the market matching ``search``, in the order asked for: kept in this
+    process under every term's stamp (a trade of any term may reorder the table) and what the
+    figures depend on besides."""
+    return keep.get_or_make(
+        keep.key(
+            "market-order",
+            facts["market_stamps"],
+            facts["mentions"],
+            facts["papers"],
+            clock_bucket(),
+            search,
+            sort,
+            descending,
+        ),
+        lambda: ordered(
+            every_term(facts, now=now), search=search, sort=sort, descending=descending
+        ),
+        shared=False,
+    )
+
+
+def ordered(
+    figures: Sequence[Figures], *, search: str, sort: str, descending: bool
+) -> list[Figures]:
+    """``figures`` matching ``search``, in the order ``stats.market_terms`` gives: a view of
+    ``stats.MARKET_VIEWS`` from the top down, or a column of ``stats.MARKET_SORTS``; then by
+    phrase and id."""
+    shown = [f for f in figures if f.matches(search)] if search else list(figures)
+    shown.sort(key=lambda f: (f.phrase_lower, f.pk))
+    if sort in stats.MARKET_VIEWS:
+        columns = stats.MARKET_VIEWS[sort]
+        shown.sort(key=lambda f: tuple(getattr(f, c) for c in columns), reverse=True)
+    else:
+        column = stats.MARKET_SORTS.get(sort, "phrase_lower")
+        if column != "phrase_lower":
+            # Python's sort is stable: ties keep the phrase order, whichever way this goes.
+            shown.sort(key=lambda f: getattr(f, column), reverse=descending)
+        elif descending:
+            shown.sort(key=lambda f: f.phrase_lower, reverse=True)
+    return shown
+
+
+def rows(figures: Sequence[Figures], *, facts: keep.Facts, now: dt.datetime) -> list[SafeString]:
+    """The table's rows, kept under the same key as their figures: after a trade only that
+    term's row is rendered again, with its one sparkline."""
+    bucket = clock_bucket()
+    known = stamps(facts)
+    names = {
+        f.pk: keep.key("market-row", _figures_key(f.pk, known.get(f.pk, 0), facts, bucket))
+        for f in figures
+    }
+    kept = keep.lookup_many(names.values())
+    missing = [f for f in figures if names[f.pk] not in kept]
+    lines = stats.sparklines(terms=missing, now=now) if missing else {}
+    for term in missing:
+        spark = charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days")
+        html = keep.render_piece(
+            "market/_index_row.html", {"term": term, "spark": spark}, facts=facts
+        )
+        keep.put(names[term.pk], html, seconds=KEPT_SECONDS)
+        kept[names[term.pk]] = html
+    return [mark_safe(kept[names[f.pk]]) for f in figures]  # noqa: S308 - our rows
