@@ -73,3 +73,12 @@ def ranking(
             },
         )
         return [Hot(pk, saves, int(trades), list(terms)) for pk, saves, trades, terms in cursor]
+
+
+def hot_papers(*, period: str, category: str | None = None, limit: int = SHOWN) -> list[tuple]:
+    """The ranking with its papers loaded: ``[(paper, Hot), …]``, best first."""
+    from papers.models import Paper
+
+    ranked = ranking(period=period, category=category, limit=limit)
+    papers = Paper.objects.defer("search_vector").in_bulk([item.paper_id for item in ranked])
+    return [(papers[item.paper_id], item) for item in ranked if item.paper_id in papers]

@@ -20,7 +20,7 @@ from peerrevenue.ratelimit import refuse_if_too_many
 from peerrevenue.redirects import safe_next
 
 from . import bibtex, hot, recommended, shelf
-from .models import Shelf, Tag
+from .models import Tag
 
 PER_PAGE = 30
 
@@ -202,21 +202,8 @@ def export(request: HttpRequest, kind: str) -> HttpResponse:
 def recommended_page(request: HttpRequest) -> HttpResponse:
     context: dict[str, object] = {"nav": "recommended", "picks": [], "state": "anonymous"}
     if request.user.is_authenticated:
-        user_id = request.user.pk
-        saved = shelf.library_size(user=request.user)
-        picks = recommended.recommended(user_id=user_id, limit=PER_PAGE)
-        fitted = (
-            Shelf.objects.filter(user_id=user_id).values_list("changes", "fitted_changes").first()
-        )
-        if not saved:
-            state = "empty"
-        elif picks:
-            state = "ready"
-        elif fitted is None or fitted[0] != fitted[1]:
-            state = "pending"
-        else:
-            state = "nothing-new"
-        context.update({"picks": picks, "state": state, "saved": saved})
+        found = recommended.for_you(user_id=request.user.pk, limit=PER_PAGE)
+        context.update({"picks": found.picks, "state": found.state, "saved": found.saved})
     if context["state"] != "ready":
         context["hot"] = hot_list(request, period="week", category=None)
     return render(request, "library/recommended.html", context)
@@ -237,9 +224,7 @@ def hot_list(request: HttpRequest, *, period: str, category: str | None) -> keep
 
 
 def _hot_piece(*, period: str, category: str | None, facts: keep.Facts) -> keep.Piece:
-    ranked = hot.ranking(period=period, category=category)
-    papers = Paper.objects.defer("search_vector").in_bulk([item.paper_id for item in ranked])
-    rows = [(papers[item.paper_id], item) for item in ranked if item.paper_id in papers]
+    rows = hot.hot_papers(period=period, category=category)
     html = keep.render_piece(
         "library/_hot_list.html",
         {"rows": rows, "period": period, "save_weight": hot.SAVE_WEIGHT},

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import random
 import threading
 
 import pytest
@@ -14,28 +13,11 @@ from django.utils import timezone
 from library import hot, shelf
 from library.models import Recommendation, SavedPaper
 from library.recommend import readers, similar, text
-from tests.factories import list_paper, make_paper
-
-TOPICS = {
-    "consensus": "consensus paxos raft replication quorum leader election byzantine fault",
-    "serving": "inference serving gpu batching latency kernels transformer throughput",
-    "storage": "storage compaction lsm tree ssd erasure coding durability disk",
-}
+from tests.factories import TOPICS, make_paper, make_topical_papers
 
 
 def corpus(category, *, per_topic: int = 12, days: int = 3) -> dict[str, list]:
-    """Papers of three topics, mixed: each abstract draws most words from its topic."""
-    rng = random.Random(7)
-    today = timezone.localdate()
-    made: dict[str, list] = {name: [] for name in TOPICS}
-    for n in range(per_topic):
-        for name, words in TOPICS.items():
-            vocabulary = words.split()
-            abstract = " ".join(rng.choice(vocabulary) for _ in range(30)) + " we study it."
-            paper = make_paper(title=f"On {rng.choice(vocabulary)} {n}", abstract=abstract)
-            list_paper(paper, category=category, date=today - dt.timedelta(days=n % days))
-            made[name].append(paper)
-    return made
+    return make_topical_papers(category, per_topic=per_topic, days=days)
 
 
 @pytest.mark.django_db
@@ -104,6 +86,46 @@ def test_a_reader_with_nothing_saved_is_told_how_to_start(client, cs_dc, reader)
     client.force_login(reader)
     page = client.get("/recommended/").content.decode()
     assert "Save a few papers to start" in page and "Hot this week" in page
+
+
+@pytest.mark.django_db
+def test_the_front_page_tells_a_new_reader_how_to_start_and_what_is_hot(
+    client, cs_dc, reader, rival
+):
+    papers = corpus(cs_dc, per_topic=2)
+    shelf.save(user=rival, paper=papers["storage"][1])
+    client.force_login(reader)
+    section = for_you_section(client.get("/").content.decode())
+    assert "Save papers you like" in section and "hot this week" in section
+    assert papers["storage"][1].title in section and "1 save" in section
+    assert "in your library" not in section  # no picks: nothing was learned
+
+    for paper in papers["serving"]:
+        client.post(f"/abs/{paper.arxiv_id}/save/", {"action": "save"})
+    section = for_you_section(client.get("/").content.decode())
+    assert "being learned from your 2 saved papers" in section  # the worker has not run yet
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    section = for_you_section(client.get("/").content.decode())
+    assert "like 2 papers in your library" in section and "Save papers you like" not in section
+    assert "hot this week" not in section
+
+
+def for_you_section(page: str) -> str:
+    return page.split('id="for-you-heading"')[1].split("</section>")[0]
+
+
+@pytest.mark.django_db
+def test_a_reader_with_saves_but_nothing_new_like_them_is_told_so(client, cs_dc, reader):
+    papers = corpus(cs_dc, per_topic=2)
+    for name in TOPICS:
+        for paper in papers[name]:
+            shelf.save(user=reader, paper=paper)  # every new paper is already theirs
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    client.force_login(reader)
+    assert "Nothing new like your library" in client.get("/recommended/").content.decode()
+    assert "No paper of the last days is like" in for_you_section(client.get("/").content.decode())
 
 
 @pytest.mark.django_db
