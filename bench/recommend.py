@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import reused_or_scratch, setup_offline_django  # noqa: E402
 
-DATABASE = "peerrevenue_bench_recommend"
+DATABASE = "pr_recommend_bench"
 
 
 def percentiles(values: list[float]) -> str:
