@@ -200,6 +200,7 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
         except IntegrityError:
             continue  # another run claimed this user for the day
         if digest.starter and hot is None:
+            library_hot.refresh_if_due()
             hot = library_hot.hot_papers(period="week", limit=HOT_SHOWN)
         context = {
             "user": user,

@@ -27,6 +27,8 @@ from django.utils.html import format_html
 from peerrevenue import keep, replicas
 from peerrevenue.queueing import send_from_request
 
+from . import hot
+
 FRONT_PAGE_PICKS = 5
 
 
@@ -99,21 +101,23 @@ def saved_stars(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
 def for_you(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
     facts = keep.facts_of(request)
     user_id = request.user.pk if request.user.is_authenticated else None
-    # A reader without picks sees what is hot instead: that moves with saves, trades (the
-    # prices) and the five-minute clock of the hot list.
-    bucket = int(time.time() // 300)
+    # A reader without picks sees what is hot instead: the stored lists are refreshed at most
+    # every few minutes (library.hot), so the fill is made again on that clock.
+    bucket = int(time.time() // hot.REFRESH_SECONDS)
 
     def fill(argument: str) -> str:
         if user_id is None:
             return ""
-        from .hot import hot_papers
         from .recommended import for_you as picks_for
 
         found = picks_for(user_id=user_id, limit=FRONT_PAGE_PICKS)
-        hot = hot_papers(period="week", limit=FRONT_PAGE_PICKS) if not found.picks else []
-        return render_to_string("library/_for_you_section.html", {"found": found, "hot": hot})
+        hottest = []
+        if not found.picks:
+            hot.refresh_soon()
+            hottest = hot.hot_papers(period="week", limit=FRONT_PAGE_PICKS)
+        return render_to_string("library/_for_you_section.html", {"found": found, "hot": hottest})
 
-    return (facts["recommendations"], facts["saves"], facts["prices"], bucket, user_id), fill
+    return (facts["recommendations"], facts["saves"], bucket, user_id), fill
 
 
 def similar(request: HttpRequest) -> tuple[object, Callable[[str], str]]:

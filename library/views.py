@@ -200,24 +200,50 @@ def export(request: HttpRequest, kind: str) -> HttpResponse:
 
 
 def recommended_page(request: HttpRequest) -> HttpResponse:
-    context: dict[str, object] = {"nav": "recommended", "picks": [], "state": "anonymous"}
-    if request.user.is_authenticated:
-        found = recommended.for_you(user_id=request.user.pk, limit=PER_PAGE)
-        context.update({"picks": found.picks, "state": found.state, "saved": found.saved})
-    if context["state"] != "ready":
-        context["hot"] = hot_list(request, period="week", category=None)
-    return render(request, "library/recommended.html", context)
+    """The reader's picks as one piece kept per reader, under their shelf's fit (the
+    ``shelf`` fact: a save, a tag change or a refit moves it), the papers (an edit or a hidden
+    paper) and the term set: a request reads the facts in one query and fills the stars."""
+    user_id = request.user.pk if request.user.is_authenticated else None
+    facts = keep.read(request, "papers", "hot", ("shelf", user_id or 0))
+    state, picks_html = "anonymous", ""
+    saved: str | int | None = 0
+    if user_id is not None:
+        picks = keep.get_or_make(
+            keep.key("picks", user_id, facts[("shelf", user_id)], facts["papers"], facts["terms"]),
+            lambda: _picks_piece(user_id=user_id, facts=facts),
+            size=keep.piece_size,
+        )
+        state, saved, picks_html = str(picks.values["state"]), picks.values["saved"], picks.html
+    hot_html = hot_list(request, period="week", category=None).html if state != "ready" else ""
+    return keep.respond(
+        request,
+        "library/recommended.html",
+        {
+            "nav": "recommended",
+            "state": state,
+            "saved": saved,
+            "picks_html": picks_html,
+            "hot_html": hot_html,
+        },
+        pieces=["picks_html", "hot_html"],
+    )
+
+
+def _picks_piece(*, user_id: int, facts: keep.Facts) -> keep.Piece:
+    found = recommended.for_you(user_id=user_id, limit=PER_PAGE)
+    html = keep.render_piece("library/_picks.html", {"picks": found.picks}, facts=facts)
+    return keep.Piece(html, {"state": found.state, "saved": found.saved})
 
 
 def hot_list(request: HttpRequest, *, period: str, category: str | None) -> keep.Piece:
-    """The ranked list, kept under what it shows: saves and prices (trades move them), and the
-    five-minute clock, since the period's start moves with time."""
-    from django.utils import timezone
-
+    """The ranked list, kept under what it shows: the stored ranking (the ``hot`` fact, moved
+    by each refresh), the papers (an edit or a hidden paper) and the term set."""
+    hot.refresh_soon()
     facts = keep.facts_of(request)
-    bucket = int(timezone.now().timestamp() // 300)
+    if ("papers",) not in facts.values or ("hot",) not in facts.values:
+        facts = keep.read(request, "papers", "hot")
     return keep.get_or_make(
-        keep.key("hot", period, category, facts["saves"], facts["prices"], facts["terms"], bucket),
+        keep.key("hot", period, category, facts["hot"], facts["papers"], facts["terms"]),
         lambda: _hot_piece(period=period, category=category, facts=facts),
         size=keep.piece_size,
     )
@@ -243,7 +269,7 @@ def hot_page(request: HttpRequest) -> HttpResponse:
         category = Category.objects.filter(code=code).first()
         if category is None:
             raise Http404(f"There is no category “{code}”.")
-    facts = keep.read(request)
+    facts = keep.read(request, "papers", "hot")
     return keep.anonymous_page(
         request,
         facts,

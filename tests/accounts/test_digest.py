@@ -169,7 +169,7 @@ def test_the_digest_picks_new_papers_like_the_readers_library(fresh_text_model, 
 
     assert send_daily_digests(date=FRIDAY, base_url="https://peer.example") == 1
     [message] = mail.outbox
-    part = for_you_part(message.body)
+    part = for_you_part(str(message.body))
     shown = [p for p in papers["serving"][3:] if p.title in part]
     assert len(shown) == 5  # the best five of the six unsaved serving papers
     assert not any(p.title in part for p in papers["consensus"] + papers["storage"])
@@ -207,7 +207,7 @@ def test_a_reader_with_nothing_saved_is_told_how_to_start_and_what_is_hot(
 
     assert send_daily_digests(date=FRIDAY, base_url="https://peer.example") == 1
     [message] = mail.outbox
-    part = for_you_part(message.body)
+    part = for_you_part(str(message.body))
     assert "Save papers you like" in part and "hot this week" in part
     assert "Everybody saves this (1 save, 0 trades in its terms)" in part
     assert "https://peer.example/hot/" in part

@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from library import hot, shelf
-from library.models import Recommendation, SavedPaper
+from library.models import HotPaper, Recommendation, SavedPaper
 from library.recommend import readers, similar, text
 from tests.factories import TOPICS, make_paper, make_topical_papers
 
@@ -138,7 +138,12 @@ def test_a_hidden_paper_never_appears(client, cs_dc, reader, rival):
     text.fit()
     readers.refit(user_id=reader.pk)
     similar.store(paper_id=papers["serving"][4].pk)
+    hot.refresh()
+    client.force_login(reader)
     assert Recommendation.objects.filter(user=reader, paper=victim).exists()
+    assert victim.title in client.get("/recommended/").content.decode()
+    assert victim.title in client.get("/hot/?period=week").content.decode()
+    assert victim.pk in [h.paper_id for h in hot.ranking(period="month")]
     victim.hidden = True
     victim.save()
     client.force_login(reader)
@@ -146,9 +151,11 @@ def test_a_hidden_paper_never_appears(client, cs_dc, reader, rival):
     assert victim.title not in client.get(papers["serving"][4].get_absolute_url()).content.decode()
     assert victim.title not in client.get("/hot/?period=week").content.decode()
     assert victim.pk not in [h.paper_id for h in hot.ranking(period="month")]
-    # and a refit learns nothing from it, and stores nothing of it
+    # and a refit learns nothing from it, and stores nothing of it; nor does the hot list
     readers.refit(user_id=reader.pk)
     assert not Recommendation.objects.filter(paper=victim).exists()
+    hot.refresh()
+    assert not HotPaper.objects.filter(paper=victim).exists()
 
 
 @pytest.mark.django_db
@@ -169,6 +176,8 @@ def test_hot_counts_saves_over_the_period(client, cs_dc, reader, rival):
     shelf.save(user=rival, paper=papers["storage"][1])
     old = SavedPaper.objects.get(user=rival, paper=papers["storage"][1])
     SavedPaper.objects.filter(pk=old.pk).update(saved_at=timezone.now() - dt.timedelta(days=3))
+    assert hot.ranking(period="day") == []  # nothing is counted on a request
+    assert hot.refresh() == {"day": 1, "week": 2, "month": 2}
     day = [h.paper_id for h in hot.ranking(period="day")]
     week = [h.paper_id for h in hot.ranking(period="week")]
     assert day == [papers["serving"][0].pk]
