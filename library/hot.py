@@ -135,12 +135,17 @@ def refresh(*, now: dt.datetime | None = None) -> dict[str, int]:
             for period, rows in counted.items()
             for rank, (item, categories) in enumerate(rows, start=1)
         )
+    cache.set(REFRESHED, 1, timeout=REFRESH_SECONDS)  # whoever refreshed, the clock restarts
     return {period: len(rows) for period, rows in counted.items()}
 
 
+REFRESHED = "library:hot-refreshed"
+
+
 def _due() -> bool:
-    """True once per ``REFRESH_SECONDS`` for the whole site (the shared cache decides)."""
-    return cache.add("library:hot-refresh-asked", 1, timeout=REFRESH_SECONDS)
+    """True once per ``REFRESH_SECONDS`` after the last refresh, for the whole site (the
+    shared cache decides; without it, every asker is told to refresh)."""
+    return cache.add(REFRESHED, 1, timeout=REFRESH_SECONDS)
 
 
 def refresh_soon() -> None:

@@ -204,6 +204,7 @@ def recommended_page(request: HttpRequest) -> HttpResponse:
     ``shelf`` fact: a save, a tag change or a refit moves it), the papers (an edit or a hidden
     paper) and the term set: a request reads the facts in one query and fills the stars."""
     user_id = request.user.pk if request.user.is_authenticated else None
+    hot.refresh_soon()
     facts = keep.read(request, "papers", "hot", ("shelf", user_id or 0))
     state, picks_html = "anonymous", ""
     saved: str | int | None = 0
@@ -237,8 +238,9 @@ def _picks_piece(*, user_id: int, facts: keep.Facts) -> keep.Piece:
 
 def hot_list(request: HttpRequest, *, period: str, category: str | None) -> keep.Piece:
     """The ranked list, kept under what it shows: the stored ranking (the ``hot`` fact, moved
-    by each refresh), the papers (an edit or a hidden paper) and the term set."""
-    hot.refresh_soon()
+    by each refresh), the papers (an edit or a hidden paper) and the term set. The view asks
+    for a refresh (``hot.refresh_soon``) before it reads the facts, so that a refresh run in
+    the request (tasks run eagerly without a broker) is shown by it."""
     facts = keep.facts_of(request)
     if ("papers",) not in facts.values or ("hot",) not in facts.values:
         facts = keep.read(request, "papers", "hot")
@@ -269,6 +271,7 @@ def hot_page(request: HttpRequest) -> HttpResponse:
         category = Category.objects.filter(code=code).first()
         if category is None:
             raise Http404(f"There is no category “{code}”.")
+    hot.refresh_soon()
     facts = keep.read(request, "papers", "hot")
     return keep.anonymous_page(
         request,

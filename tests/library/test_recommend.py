@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
@@ -111,6 +113,10 @@ def test_the_front_page_tells_a_new_reader_how_to_start_and_what_is_hot(
     assert "hot this week" not in section
 
 
+def without_tokens(page: str) -> str:
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", page)
+
+
 def for_you_section(page: str) -> str:
     return page.split('id="for-you-heading"')[1].split("</section>")[0]
 
@@ -210,3 +216,54 @@ def test_twenty_racing_saves_store_the_paper_once(cs_dc, reader):
         thread.join()
     assert sorted(codes) == [303] * 20
     assert SavedPaper.objects.filter(user=reader, paper=paper).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_hot_list_is_ranked_again_when_due_not_on_every_request(client, cs_dc, reader, rival):
+    papers = corpus(cs_dc, per_topic=2)
+    shelf.save(user=rival, paper=papers["storage"][0])
+    # The first reader finds the lists due: the worker (eager here) ranks them.
+    # (The counts of the ranking, not the stars' live counts.)
+    assert "<strong>1 save</strong>" in client.get("/hot/?period=day").content.decode()
+    shelf.save(user=reader, paper=papers["storage"][0])
+    page = client.get("/hot/?period=day").content.decode()
+    assert "<strong>1 save</strong>" in page  # the stored list, until it is due
+    cache.delete(hot.REFRESHED)  # five minutes later
+    assert "<strong>2 saves</strong>" in client.get("/hot/?period=day").content.decode()
+
+
+@pytest.mark.django_db
+def test_recommended_reads_a_kept_piece_per_reader(
+    client, cs_dc, reader, rival, django_assert_max_num_queries
+):
+    papers = corpus(cs_dc)
+    client.force_login(reader)
+    for paper in papers["serving"][:3]:
+        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "serving"})
+    for paper in papers["storage"][:3]:
+        shelf.save(user=rival, paper=paper)
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    readers.refit(user_id=rival.pk)
+    first = client.get("/recommended/").content.decode()
+    assert "like 3 papers in “serving”" in first
+    with django_assert_max_num_queries(4):  # session, user, the facts, the stars
+        again = client.get("/recommended/").content.decode()
+    assert without_tokens(again) == without_tokens(first)
+    client.force_login(rival)
+    theirs = client.get("/recommended/").content.decode()
+    assert "like 3 papers in your library" in theirs and "“serving”" not in theirs
+    assert any(p.title in theirs.split("Why:")[0] for p in papers["storage"][3:])  # their own
+
+    # A renamed tag moves the reader's shelf: the piece is made again with the new name.
+    client.force_login(reader)
+    tag = shelf.tag_named(user=reader, name="serving")
+    assert tag is not None
+    client.post("/library/tags/rename/", {"tag": tag.pk, "name": "inference"})
+    assert "like 3 papers in “inference”" in client.get("/recommended/").content.decode()
+    # So does a refit: a paper saved since is no longer picked.
+    shelf.save(user=reader, paper=papers["serving"][3])
+    readers.refit(user_id=reader.pk)
+    page = client.get("/recommended/").content.decode()
+    assert papers["serving"][3].title not in page.split("Why:")[0]
+    assert papers["serving"][4].title in page
