@@ -145,7 +145,9 @@ REFRESHED = "library:hot-refreshed"
 def _due() -> bool:
     """True once per ``REFRESH_SECONDS`` after the last refresh, for the whole site (the
     shared cache decides; without it, every asker is told to refresh)."""
-    return cache.add(REFRESHED, 1, timeout=REFRESH_SECONDS)
+    # A read first: most requests find the mark, and a read is cheaper than an add (with the
+    # database cache, an add is a transaction of its own).
+    return cache.get(REFRESHED) is None and cache.add(REFRESHED, 1, timeout=REFRESH_SECONDS)
 
 
 def refresh_soon() -> None:
