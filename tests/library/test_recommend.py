@@ -267,3 +267,18 @@ def test_recommended_reads_a_kept_piece_per_reader(
     page = client.get("/recommended/").content.decode()
     assert papers["serving"][3].title not in page.split("Why:")[0]
     assert papers["serving"][4].title in page
+
+
+@pytest.mark.django_db
+def test_a_hostile_tag_name_in_a_reason_is_shown_escaped(client, cs_dc, reader):
+    papers = corpus(cs_dc)
+    client.force_login(reader)
+    for paper in papers["serving"][:3]:
+        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "<img src=x onerror=alert(1)>"})
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    page = client.get("/recommended/").content.decode()
+    assert "like 3 papers in “&lt;img src=x onerror=alert(1)&gt;”" in page
+    assert "<img src=x" not in page
+    section = for_you_section(client.get("/").content.decode())
+    assert "&lt;img src=x onerror=alert(1)&gt;" in section and "<img src=x" not in section
