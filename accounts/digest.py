@@ -1,5 +1,7 @@
-"""The opt-in daily digest: a day's papers in the watched categories, the dividends the reader
-was paid for the day's papers, and the biggest moves in the terms they hold."""
+"""The opt-in daily digest: a day's papers in the watched categories, the reader's picks ("for
+you": new papers like their library, from the stored scores, each with why), the dividends the
+reader was paid for the day's papers, and the biggest moves in the terms they hold. A reader
+with nothing saved is told how to start and what is hot instead; that alone sends no mail."""
 
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, OuterRef, Subquery, Sum
 from django.template.loader import render_to_string
 
+from library import hot as library_hot
+from library import shelf as library_shelf
+from library.recommended import Pick, recommended
 from market import notices as market_notices
 from market.models import DividendEvent, Entry, Holding, LedgerTransaction
 from market.tickers import load_tickers
@@ -27,6 +32,12 @@ logger = logging.getLogger(__name__)
 
 # The digest lists this many of the reader's terms, those that moved most first.
 MOST_MOVES = 8
+# "For you": the best picks announced in the last PICK_DAYS days up to the digest's date
+# (arxiv-sanity-lite mails the last three days' best), and for a reader with nothing saved
+# the week's HOT_SHOWN hottest papers.
+PICKS_SHOWN = 5
+PICK_DAYS = 3
+HOT_SHOWN = 3
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,9 @@ class Digest:
     # Orders filled or cancelled, followed terms that moved or paid: everything not yet in a
     # digest, as one batch (market.notices).
     notices: list = field(default_factory=list)
+    picks: list[Pick] = field(default_factory=list)
+    # Nothing saved: the digest says how to start, with what is hot (never a reason to mail).
+    starter: bool = False
 
     @property
     def dividends_total(self) -> int:
@@ -62,7 +76,7 @@ class Digest:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.listings or self.moves or self.dividends or self.notices)
+        return not (self.listings or self.moves or self.dividends or self.notices or self.picks)
 
 
 def dividends_paid(*, user, date: dt.date) -> list[DividendLine]:
@@ -122,13 +136,28 @@ def digest_for(*, user, date: dt.date, tickers) -> Digest:
         for holding in holdings
     ]
     ranked = biggest_moves(moves)
+    listed = {listing.paper_id for listing in listings}
+    # Once per paper: one already in the day's list is not picked again below it.
+    picks = [
+        pick
+        for pick in picked(user_id=user.pk, date=date, limit=PICKS_SHOWN + len(listed))
+        if pick.paper.pk not in listed
+    ][:PICKS_SHOWN]
     return Digest(
         listings=listings,
         moves=ranked[:MOST_MOVES],
         dividends=dividends_paid(user=user, date=date),
         more_terms=max(len(ranked) - MOST_MOVES, 0),
         notices=market_notices.undigested(user=user),
+        picks=picks,
+        starter=not picks and not library_shelf.library_size(user=user),
     )
+
+
+def picked(*, user_id: int, date: dt.date, limit: int) -> list[Pick]:
+    """The reader's stored picks announced in the ``PICK_DAYS`` days up to ``date``."""
+    first = date - dt.timedelta(days=PICK_DAYS - 1)
+    return recommended(user_id=user_id, limit=limit, announced=(first, date))
 
 
 def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
@@ -144,6 +173,7 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
         .exclude(email="")
     )
     tickers = load_tickers()
+    hot: list | None = None  # read once, for the first reader with nothing saved
     sent = 0
     for user in subscribers:
         if DigestDelivery.objects.filter(user=user, date=date).exists():
@@ -156,15 +186,22 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
             for match in saved_search_matches(user=user, since=date, until=date)
             if match.paper.pk not in listed
         ]
+        matched = {match.paper.pk for match in matches}
+        picks = [pick for pick in digest.picks if pick.paper.pk not in matched]
         if digest.is_empty and not matches:
             continue
         try:
             with transaction.atomic():
                 DigestDelivery.objects.create(
-                    user=user, date=date, paper_count=len(digest.listings) + len(matches)
+                    user=user,
+                    date=date,
+                    paper_count=len(digest.listings) + len(matches) + len(picks),
                 )
         except IntegrityError:
             continue  # another run claimed this user for the day
+        if digest.starter and hot is None:
+            library_hot.refresh_if_due()
+            hot = library_hot.hot_papers(period="week", limit=HOT_SHOWN)
         context = {
             "user": user,
             "date": date,
@@ -175,6 +212,9 @@ def send_daily_digests(*, date: dt.date, base_url: str | None = None) -> int:
             "dividends_total": digest.dividends_total,
             "matches": matches,
             "notices": digest.notices,
+            "picks": picks,
+            "starter": digest.starter,
+            "hot": hot or [],
             "base_url": base_url.rstrip("/"),
         }
         message = EmailMultiAlternatives(

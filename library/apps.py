@@ -19,6 +19,16 @@ class LibraryConfig(AppConfig):
             "SELECT value FROM kept_stamp WHERE name = 'recommendations'",
             every_page=True,
         )
+        # Moved by each refresh of the stored hot lists (migration 0002).
+        keep.fact("hot", "SELECT value FROM kept_stamp WHERE name = 'hot'")
+        # A reader's library and fit, as one value: moved by each save, unsave and tag change
+        # (``changes``) and by each refit of their picks.
+        keep.fact(
+            "shelf",
+            "SELECT concat_ws(':', changes, fitted_changes, fitted_model, fitted_at)"
+            " FROM library_shelf WHERE user_id = %s",
+            arguments=1,
+        )
         keep.filler("saved", fillers.saved_stars)
         keep.filler("for-you", fillers.for_you)
         keep.filler("similar", fillers.similar)

@@ -5,13 +5,15 @@
   link to sign in. Both show how many readers saved the paper. Filled under the ``saves`` fact
   (any save moves it), the reader, their CSRF secret and the page's address, so a fill kept in
   this process is never another reader's or another page's. One query fills a page's stars.
-- ``for-you``: the signed-in front page's section of the reader's stored recommendations.
+- ``for-you``: the signed-in front page's section of the reader's stored recommendations, or,
+  without any, how to start (or that they are coming) and what is hot this week.
 - ``similar`` (argument: a paper's id): the paper page's similar papers, as the worker stored
   them; a paper without a list yet asks the worker for one.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 
 from django.core.cache import cache
@@ -24,6 +26,10 @@ from django.utils.html import format_html
 
 from peerrevenue import keep, replicas
 from peerrevenue.queueing import send_from_request
+
+from . import hot
+
+FRONT_PAGE_PICKS = 5
 
 
 class StarFill:
@@ -103,16 +109,23 @@ def saved_stars(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
 def for_you(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
     facts = keep.facts_of(request)
     user_id = request.user.pk if request.user.is_authenticated else None
+    # A reader without picks sees what is hot instead: the stored lists are refreshed at most
+    # every few minutes (library.hot), so the fill is made again on that clock.
+    bucket = int(time.time() // hot.REFRESH_SECONDS)
 
     def fill(argument: str) -> str:
         if user_id is None:
             return ""
-        from .recommended import recommended
+        from .recommended import for_you as picks_for
 
-        picks = recommended(user_id=user_id, limit=5)
-        return render_to_string("library/_for_you_section.html", {"picks": picks})
+        found = picks_for(user_id=user_id, limit=FRONT_PAGE_PICKS)
+        hottest = []
+        if not found.picks:
+            hot.refresh_soon()
+            hottest = hot.hot_papers(period="week", limit=FRONT_PAGE_PICKS)
+        return render_to_string("library/_for_you_section.html", {"found": found, "hot": hottest})
 
-    return (facts["recommendations"], facts["saves"], user_id), fill
+    return (facts["recommendations"], facts["saves"], bucket, user_id), fill
 
 
 def similar(request: HttpRequest) -> tuple[object, Callable[[str], str]]:

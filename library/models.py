@@ -120,3 +120,28 @@ class SimilarList(models.Model):
 
     def __str__(self) -> str:
         return f"similar to {self.paper_id}"
+
+
+class HotPaper(models.Model):
+    """The hot list of one period, as the last refresh ranked it (``library.hot.refresh``, a
+    few minutes apart): a request reads its first rows by the (period, rank) key instead of
+    counting a month of saves and trades. The paper's categories are copied for the category
+    tab's filter."""
+
+    period = models.CharField(max_length=8)
+    rank = models.PositiveIntegerField()
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="+")
+    saves = models.PositiveIntegerField()
+    trades = models.PositiveBigIntegerField()
+    terms = models.JSONField(default=list, help_text="The most traded terms it mentions")
+    categories = models.JSONField(default=list)
+    ranked_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["period", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["period", "rank"], name="unique_hot_rank"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id}: #{self.rank} of the {self.period}"

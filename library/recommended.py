@@ -1,14 +1,22 @@
 """What a request reads of the worker's stored scores: a reader's picks, a paper's similar
 papers. Rows only; nothing is fitted here. Hidden papers are left out at reading, so hiding a
-paper takes it out of every stored list at once."""
+paper takes it out of every stored list at once.
+
+``for_you`` is what every "for you" (the page, the front page's section, the digest) says:
+the picks, or why there are none (nothing saved: how to start; saved but not fitted yet;
+nothing new like the library)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
+from typing import Literal
 
-from papers.models import Paper
+from django.db.models import Exists, OuterRef
 
-from .models import Recommendation, SimilarList
+from papers.models import Listing, Paper
+
+from .models import Recommendation, SavedPaper, Shelf, SimilarList
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,10 +35,28 @@ def reason_of(row: Recommendation) -> str:
     return f"like {papers} in your library"
 
 
-def recommended(*, user_id: int, limit: int = 30, offset: int = 0) -> list[Pick]:
+def recommended(
+    *,
+    user_id: int,
+    limit: int = 30,
+    offset: int = 0,
+    announced: tuple[dt.date, dt.date] | None = None,
+) -> list[Pick]:
+    """The reader's stored picks, best first; ``announced=(first, last)``: only papers
+    announced (new or cross-listed) on those days."""
+    rows = Recommendation.objects.filter(user_id=user_id, paper__hidden=False)
+    if announced is not None:
+        rows = rows.filter(
+            Exists(
+                Listing.objects.filter(
+                    paper_id=OuterRef("paper_id"),
+                    date__range=announced,
+                    announce_type__in=[Listing.AnnounceType.NEW, Listing.AnnounceType.CROSS],
+                )
+            )
+        )
     rows = (
-        Recommendation.objects.filter(user_id=user_id, paper__hidden=False)
-        .select_related("paper", "tag")
+        rows.select_related("paper", "tag")
         .defer("paper__search_vector")
         .order_by("rank")[offset : offset + limit]
     )
@@ -38,6 +64,35 @@ def recommended(*, user_id: int, limit: int = 30, offset: int = 0) -> list[Pick]
         Pick(row.paper, reason_of(row), row.terms, row.tag_id, row.tag.name if row.tag else None)
         for row in rows
     ]
+
+
+State = Literal["empty", "pending", "nothing-new", "ready"]
+
+
+@dataclass(frozen=True, slots=True)
+class ForYou:
+    state: State
+    picks: list[Pick]
+    saved: int  # visible papers in the reader's library
+
+
+def for_you(*, user_id: int, limit: int) -> ForYou:
+    """The reader's picks, or why there are none: ``empty`` (nothing saved: tell them how to
+    start, show what is hot), ``pending`` (saved since the last fit: the worker is on it),
+    ``nothing-new`` (fitted, but no new paper is like their library)."""
+    picks = recommended(user_id=user_id, limit=limit)
+    saved = SavedPaper.objects.filter(user_id=user_id, paper__hidden=False).count()
+    state: State
+    if not saved:
+        state = "empty"
+    elif picks:
+        state = "ready"
+    else:
+        fitted = (
+            Shelf.objects.filter(user_id=user_id).values_list("changes", "fitted_changes").first()
+        )
+        state = "pending" if fitted is None or fitted[0] != fitted[1] else "nothing-new"
+    return ForYou(state, picks, saved)
 
 
 def recommendation_count(*, user_id: int) -> int:

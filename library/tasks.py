@@ -12,6 +12,7 @@ import logging
 from celery import shared_task
 from django.db import OperationalError
 
+from . import hot
 from .models import SimilarList
 from .recommend import pool, readers, similar, text
 
@@ -75,3 +76,13 @@ def nightly() -> dict[str, int]:
         len(missing),
     )
     return {"fitted": fitted, "readers": len(shelves), "similar": len(missing)}
+
+
+@shared_task(
+    name="library.tasks.refresh_hot",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=3,
+)
+def refresh_hot() -> dict[str, int]:
+    return hot.refresh()

@@ -20,7 +20,7 @@ from peerrevenue.ratelimit import refuse_if_too_many
 from peerrevenue.redirects import safe_next
 
 from . import bibtex, hot, recommended, shelf
-from .models import Shelf, Tag
+from .models import Tag
 
 PER_PAGE = 30
 
@@ -200,46 +200,59 @@ def export(request: HttpRequest, kind: str) -> HttpResponse:
 
 
 def recommended_page(request: HttpRequest) -> HttpResponse:
-    context: dict[str, object] = {"nav": "recommended", "picks": [], "state": "anonymous"}
-    if request.user.is_authenticated:
-        user_id = request.user.pk
-        saved = shelf.library_size(user=request.user)
-        picks = recommended.recommended(user_id=user_id, limit=PER_PAGE)
-        fitted = (
-            Shelf.objects.filter(user_id=user_id).values_list("changes", "fitted_changes").first()
+    """The reader's picks as one piece kept per reader, under their shelf's fit (the
+    ``shelf`` fact: a save, a tag change or a refit moves it), the papers (an edit or a hidden
+    paper) and the term set: a request reads the facts in one query and fills the stars."""
+    user_id = request.user.pk if request.user.is_authenticated else None
+    hot.refresh_soon()
+    facts = keep.read(request, "papers", "hot", ("shelf", user_id or 0))
+    state, picks_html = "anonymous", ""
+    saved: str | int | None = 0
+    if user_id is not None:
+        picks = keep.get_or_make(
+            keep.key("picks", user_id, facts[("shelf", user_id)], facts["papers"], facts["terms"]),
+            lambda: _picks_piece(user_id=user_id, facts=facts),
+            size=keep.piece_size,
         )
-        if not saved:
-            state = "empty"
-        elif picks:
-            state = "ready"
-        elif fitted is None or fitted[0] != fitted[1]:
-            state = "pending"
-        else:
-            state = "nothing-new"
-        context.update({"picks": picks, "state": state, "saved": saved})
-    if context["state"] != "ready":
-        context["hot"] = hot_list(request, period="week", category=None)
-    return render(request, "library/recommended.html", context)
+        state, saved, picks_html = str(picks.values["state"]), picks.values["saved"], picks.html
+    hot_html = hot_list(request, period="week", category=None).html if state != "ready" else ""
+    return keep.respond(
+        request,
+        "library/recommended.html",
+        {
+            "nav": "recommended",
+            "state": state,
+            "saved": saved,
+            "picks_html": picks_html,
+            "hot_html": hot_html,
+        },
+        pieces=["picks_html", "hot_html"],
+    )
+
+
+def _picks_piece(*, user_id: int, facts: keep.Facts) -> keep.Piece:
+    found = recommended.for_you(user_id=user_id, limit=PER_PAGE)
+    html = keep.render_piece("library/_picks.html", {"picks": found.picks}, facts=facts)
+    return keep.Piece(html, {"state": found.state, "saved": found.saved})
 
 
 def hot_list(request: HttpRequest, *, period: str, category: str | None) -> keep.Piece:
-    """The ranked list, kept under what it shows: saves and prices (trades move them), and the
-    five-minute clock, since the period's start moves with time."""
-    from django.utils import timezone
-
+    """The ranked list, kept under what it shows: the stored ranking (the ``hot`` fact, moved
+    by each refresh), the papers (an edit or a hidden paper) and the term set. The view asks
+    for a refresh (``hot.refresh_soon``) before it reads the facts, so that a refresh run in
+    the request (tasks run eagerly without a broker) is shown by it."""
     facts = keep.facts_of(request)
-    bucket = int(timezone.now().timestamp() // 300)
+    if ("papers",) not in facts.values or ("hot",) not in facts.values:
+        facts = keep.read(request, "papers", "hot")
     return keep.get_or_make(
-        keep.key("hot", period, category, facts["saves"], facts["prices"], facts["terms"], bucket),
+        keep.key("hot", period, category, facts["hot"], facts["papers"], facts["terms"]),
         lambda: _hot_piece(period=period, category=category, facts=facts),
         size=keep.piece_size,
     )
 
 
 def _hot_piece(*, period: str, category: str | None, facts: keep.Facts) -> keep.Piece:
-    ranked = hot.ranking(period=period, category=category)
-    papers = Paper.objects.defer("search_vector").in_bulk([item.paper_id for item in ranked])
-    rows = [(papers[item.paper_id], item) for item in ranked if item.paper_id in papers]
+    rows = hot.hot_papers(period=period, category=category)
     html = keep.render_piece(
         "library/_hot_list.html",
         {"rows": rows, "period": period, "save_weight": hot.SAVE_WEIGHT},
@@ -258,7 +271,8 @@ def hot_page(request: HttpRequest) -> HttpResponse:
         category = Category.objects.filter(code=code).first()
         if category is None:
             raise Http404(f"There is no category “{code}”.")
-    facts = keep.read(request)
+    hot.refresh_soon()
+    facts = keep.read(request, "papers", "hot")
     return keep.anonymous_page(
         request,
         facts,

@@ -49,7 +49,7 @@ from . import (
     trends,
 )
 from .cash import cash_and_holding
-from .forms import BUY_MAX, OrderForm, QuoteForm, TradeForm
+from .forms import BUY_MAX, EXPIRY_CHOICES, SIDE_CHOICES, QuoteForm, TradeForm
 from .models import DEFAULT_K, DEFAULT_P0, Order, Term, Trade
 from .order_book import describe
 from .research import for_term as term_research
@@ -224,9 +224,11 @@ def _orders_context(request: HttpRequest, term_id: int, price: int) -> dict:
         ],
         "follow": notices.following(user=request.user, term_id=term_id),
         "thresholds": [(bp, notices.percent(bp)) for bp in notices.THRESHOLDS],
-        "order_form": OrderForm(
-            initial={"limit": format_credits(price, unit=False).replace(",", "")}
-        ),
+        # Written out in the template rather than rendered by the form's widgets, which cost
+        # more than the rest of the trade box.
+        "order_sides": SIDE_CHOICES,
+        "order_limit": format_credits(price, unit=False).replace(",", ""),
+        "order_expiries": EXPIRY_CHOICES,
         "order_key": uuid.uuid4().hex,
     }
 

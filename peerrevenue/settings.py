@@ -440,10 +440,11 @@ RATELIMIT_SAVES_PER_WINDOW = env.int("RATELIMIT_SAVES_PER_WINDOW", 120)
 RECOMMEND_DAYS = env.int("RECOMMEND_DAYS", 7)
 RECOMMEND_POOL_PAPERS = env.int("RECOMMEND_POOL_PAPERS", 20_000)
 RECOMMEND_BACKGROUND_PAPERS = env.int("RECOMMEND_BACKGROUND_PAPERS", 3_000)
-# 50,000 took 114 s to fit on this project's 2-core machine: the default stays well inside the
-# tasks' time limit (CELERY_TASK_SOFT_TIME_LIMIT), which the broker's visibility timeout is
-# sized for.
-RECOMMEND_CORPUS_PAPERS = env.int("RECOMMEND_CORPUS_PAPERS", 30_000)
+# The fit's time and memory grow with this (bench/recommend.py on the shared 2-core machine:
+# 15,000 papers 24 s and 664 MB, 30,000 57 s and 1.2 GB quiet but 164 s with the cores busy):
+# the default stays inside the tasks' time limit (CELERY_TASK_SOFT_TIME_LIMIT, which the
+# broker's visibility timeout is sized for) even on busy cores.
+RECOMMEND_CORPUS_PAPERS = env.int("RECOMMEND_CORPUS_PAPERS", 15_000)
 RECOMMEND_PER_READER = env.int("RECOMMEND_PER_READER", 50)
 
 # Email: the console backend unless SMTP is configured.

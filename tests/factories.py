@@ -117,3 +117,39 @@ def sell(user, term: Term, shares: int, *, when: dt.datetime | None = None, key:
     return _trade(
         trading.sell, when, user=user, term=term, shares=shares, min_proceeds=None, key=key
     )
+
+
+# Three topics with few shared words: a classifier that learned one of them ranks its papers
+# first (the recommendation tests, the digest's "for you").
+TOPICS = {
+    "consensus": "consensus paxos raft replication quorum leader election byzantine fault",
+    "serving": "inference serving gpu batching latency kernels transformer throughput",
+    "storage": "storage compaction lsm tree ssd erasure coding durability disk",
+}
+
+
+def make_topical_papers(
+    category: Category,
+    *,
+    per_topic: int = 12,
+    days: int = 3,
+    last_day: dt.date | None = None,
+    title: str = "On",
+) -> dict[str, list[Paper]]:
+    """Papers of the three ``TOPICS``, mixed, listed over the ``days`` days up to ``last_day``
+    (today): each abstract draws most words from its topic."""
+    import random
+
+    from django.utils import timezone
+
+    rng = random.Random(7)
+    last_day = last_day or timezone.localdate()
+    made: dict[str, list[Paper]] = {name: [] for name in TOPICS}
+    for n in range(per_topic):
+        for name, words in TOPICS.items():
+            vocabulary = words.split()
+            abstract = " ".join(rng.choice(vocabulary) for _ in range(30)) + " we study it."
+            paper = make_paper(title=f"{title} {rng.choice(vocabulary)} {n}", abstract=abstract)
+            list_paper(paper, category=category, date=last_day - dt.timedelta(days=n % days))
+            made[name].append(paper)
+    return made

@@ -11,7 +11,7 @@ from accounts.digest import send_daily_digests
 from accounts.models import Preferences
 from market.models import Term
 from papers.models import Category
-from tests.factories import buy, list_paper, make_paper
+from tests.factories import buy, list_paper, make_paper, make_topical_papers
 from tests.market.state import held_before_the_announcement
 from tests.text import html_part
 
@@ -131,3 +131,94 @@ def test_digest_carries_the_days_dividends_and_the_biggest_moves_first(cs_dc, re
     html = html_part(mail.outbox[0])
     assert "Your dividends: 0.35 credits" in html
     assert 'href="https://peer.example/market/raft/"' in html
+
+
+@pytest.fixture
+def fresh_text_model():
+    """The process keeps the fitted model and pool between requests; each test fits its own."""
+    from library.recommend import pool, text
+
+    pool.forget()
+    text._loaded = None
+    yield
+    pool.forget()
+    text._loaded = None
+
+
+def picks_for(reader, papers) -> None:
+    from library import shelf
+    from library.recommend import readers, text
+
+    for paper in papers:
+        shelf.save(user=reader, paper=paper)
+    text.fit()
+    readers.refit(user_id=reader.pk)
+
+
+def for_you_part(body: str) -> str:
+    return body.split("For you")[1].split("You get this email")[0]
+
+
+def test_the_digest_picks_new_papers_like_the_readers_library(fresh_text_model, cs_dc, reader):
+    subscribe(reader)  # watches nothing: the picks alone are worth a mail
+    papers = make_topical_papers(cs_dc, per_topic=9, last_day=FRIDAY)
+    older = make_topical_papers(
+        cs_dc, per_topic=3, last_day=FRIDAY - dt.timedelta(days=5), title="Earlier,"
+    )
+    picks_for(reader, papers["serving"][:3])
+
+    assert send_daily_digests(date=FRIDAY, base_url="https://peer.example") == 1
+    [message] = mail.outbox
+    part = for_you_part(str(message.body))
+    shown = [p for p in papers["serving"][3:] if p.title in part]
+    assert len(shown) == 5  # the best five of the six unsaved serving papers
+    assert not any(p.title in part for p in papers["consensus"] + papers["storage"])
+    assert not any(p.title in part for p in papers["serving"][:3])  # saved already
+    assert not any(p.title in part for p in older["serving"])  # announced before the 3 days
+    assert "Why: like 3 papers in your library; shares" in part
+    assert f"https://peer.example{shown[0].get_absolute_url()}" in part
+    html = for_you_part(html_part(message))
+    assert all(p.title in html for p in shown) and "why: like 3 papers in your library" in html
+
+
+def test_a_digest_pick_already_in_the_days_list_is_not_repeated(fresh_text_model, cs_dc, reader):
+    cs_dc.toggle_watch(reader)
+    subscribe(reader)
+    papers = make_topical_papers(cs_dc, per_topic=3, days=1, last_day=FRIDAY)
+    picks_for(reader, papers["serving"][:1])
+    assert send_daily_digests(date=FRIDAY) == 1
+    [message] = mail.outbox
+    for paper in papers["serving"][1:]:
+        assert message.body.count(paper.title) == 1
+    assert "For you: new papers" not in message.body  # every pick was listed above
+
+
+def test_a_reader_with_nothing_saved_is_told_how_to_start_and_what_is_hot(
+    fresh_text_model, cs_dc, reader, rival
+):
+    from library import shelf
+
+    cs_dc.toggle_watch(reader)
+    subscribe(reader)
+    list_paper(make_paper(title="The day's paper"), category=cs_dc, date=FRIDAY)
+    popular = make_paper(title="Everybody saves this")
+    list_paper(popular, category=cs_dc, date=FRIDAY - dt.timedelta(days=1))
+    shelf.save(user=rival, paper=popular)
+
+    assert send_daily_digests(date=FRIDAY, base_url="https://peer.example") == 1
+    [message] = mail.outbox
+    part = for_you_part(str(message.body))
+    assert "Save papers you like" in part and "hot this week" in part
+    assert "Everybody saves this (1 save, 0 trades in its terms)" in part
+    assert "https://peer.example/hot/" in part
+    assert "Everybody saves this" in for_you_part(html_part(message))
+
+
+def test_how_to_start_alone_is_no_reason_to_mail(fresh_text_model, cs_dc, reader, rival):
+    from library import shelf
+
+    subscribe(reader)  # nothing watched, held or saved
+    popular = make_paper(title="Everybody saves this")
+    list_paper(popular, category=cs_dc, date=FRIDAY)
+    shelf.save(user=rival, paper=popular)
+    assert send_daily_digests(date=FRIDAY) == 0

@@ -3,39 +3,23 @@
 from __future__ import annotations
 
 import datetime as dt
-import random
+import re
 import threading
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
 from library import hot, shelf
-from library.models import Recommendation, SavedPaper
+from library.models import HotPaper, Recommendation, SavedPaper
 from library.recommend import readers, similar, text
-from tests.factories import list_paper, make_paper
-
-TOPICS = {
-    "consensus": "consensus paxos raft replication quorum leader election byzantine fault",
-    "serving": "inference serving gpu batching latency kernels transformer throughput",
-    "storage": "storage compaction lsm tree ssd erasure coding durability disk",
-}
+from tests.factories import TOPICS, make_paper, make_topical_papers
 
 
 def corpus(category, *, per_topic: int = 12, days: int = 3) -> dict[str, list]:
-    """Papers of three topics, mixed: each abstract draws most words from its topic."""
-    rng = random.Random(7)
-    today = timezone.localdate()
-    made: dict[str, list] = {name: [] for name in TOPICS}
-    for n in range(per_topic):
-        for name, words in TOPICS.items():
-            vocabulary = words.split()
-            abstract = " ".join(rng.choice(vocabulary) for _ in range(30)) + " we study it."
-            paper = make_paper(title=f"On {rng.choice(vocabulary)} {n}", abstract=abstract)
-            list_paper(paper, category=category, date=today - dt.timedelta(days=n % days))
-            made[name].append(paper)
-    return made
+    return make_topical_papers(category, per_topic=per_topic, days=days)
 
 
 @pytest.mark.django_db
@@ -107,6 +91,50 @@ def test_a_reader_with_nothing_saved_is_told_how_to_start(client, cs_dc, reader)
 
 
 @pytest.mark.django_db
+def test_the_front_page_tells_a_new_reader_how_to_start_and_what_is_hot(
+    client, cs_dc, reader, rival
+):
+    papers = corpus(cs_dc, per_topic=2)
+    shelf.save(user=rival, paper=papers["storage"][1])
+    client.force_login(reader)
+    section = for_you_section(client.get("/").content.decode())
+    assert "Save papers you like" in section and "hot this week" in section
+    assert papers["storage"][1].title in section and "1 save" in section
+    assert "in your library" not in section  # no picks: nothing was learned
+
+    for paper in papers["serving"]:
+        client.post(f"/abs/{paper.arxiv_id}/save/", {"action": "save"})
+    section = for_you_section(client.get("/").content.decode())
+    assert "being learned from your 2 saved papers" in section  # the worker has not run yet
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    section = for_you_section(client.get("/").content.decode())
+    assert "like 2 papers in your library" in section and "Save papers you like" not in section
+    assert "hot this week" not in section
+
+
+def without_tokens(page: str) -> str:
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", page)
+
+
+def for_you_section(page: str) -> str:
+    return page.split('id="for-you-heading"')[1].split("</section>")[0]
+
+
+@pytest.mark.django_db
+def test_a_reader_with_saves_but_nothing_new_like_them_is_told_so(client, cs_dc, reader):
+    papers = corpus(cs_dc, per_topic=2)
+    for name in TOPICS:
+        for paper in papers[name]:
+            shelf.save(user=reader, paper=paper)  # every new paper is already theirs
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    client.force_login(reader)
+    assert "Nothing new like your library" in client.get("/recommended/").content.decode()
+    assert "No paper of the last days is like" in for_you_section(client.get("/").content.decode())
+
+
+@pytest.mark.django_db
 def test_a_hidden_paper_never_appears(client, cs_dc, reader, rival):
     papers = corpus(cs_dc)
     for paper in papers["serving"][:3]:
@@ -116,7 +144,12 @@ def test_a_hidden_paper_never_appears(client, cs_dc, reader, rival):
     text.fit()
     readers.refit(user_id=reader.pk)
     similar.store(paper_id=papers["serving"][4].pk)
+    hot.refresh()
+    client.force_login(reader)
     assert Recommendation.objects.filter(user=reader, paper=victim).exists()
+    assert victim.title in client.get("/recommended/").content.decode()
+    assert victim.title in client.get("/hot/?period=week").content.decode()
+    assert victim.pk in [h.paper_id for h in hot.ranking(period="month")]
     victim.hidden = True
     victim.save()
     client.force_login(reader)
@@ -124,9 +157,11 @@ def test_a_hidden_paper_never_appears(client, cs_dc, reader, rival):
     assert victim.title not in client.get(papers["serving"][4].get_absolute_url()).content.decode()
     assert victim.title not in client.get("/hot/?period=week").content.decode()
     assert victim.pk not in [h.paper_id for h in hot.ranking(period="month")]
-    # and a refit learns nothing from it, and stores nothing of it
+    # and a refit learns nothing from it, and stores nothing of it; nor does the hot list
     readers.refit(user_id=reader.pk)
     assert not Recommendation.objects.filter(paper=victim).exists()
+    hot.refresh()
+    assert not HotPaper.objects.filter(paper=victim).exists()
 
 
 @pytest.mark.django_db
@@ -147,6 +182,8 @@ def test_hot_counts_saves_over_the_period(client, cs_dc, reader, rival):
     shelf.save(user=rival, paper=papers["storage"][1])
     old = SavedPaper.objects.get(user=rival, paper=papers["storage"][1])
     SavedPaper.objects.filter(pk=old.pk).update(saved_at=timezone.now() - dt.timedelta(days=3))
+    assert hot.ranking(period="day") == []  # nothing is counted on a request
+    assert hot.refresh() == {"day": 1, "week": 2, "month": 2}
     day = [h.paper_id for h in hot.ranking(period="day")]
     week = [h.paper_id for h in hot.ranking(period="week")]
     assert day == [papers["serving"][0].pk]
@@ -179,3 +216,69 @@ def test_twenty_racing_saves_store_the_paper_once(cs_dc, reader):
         thread.join()
     assert sorted(codes) == [303] * 20
     assert SavedPaper.objects.filter(user=reader, paper=paper).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_hot_list_is_ranked_again_when_due_not_on_every_request(client, cs_dc, reader, rival):
+    papers = corpus(cs_dc, per_topic=2)
+    shelf.save(user=rival, paper=papers["storage"][0])
+    # The first reader finds the lists due: the worker (eager here) ranks them.
+    # (The counts of the ranking, not the stars' live counts.)
+    assert "<strong>1 save</strong>" in client.get("/hot/?period=day").content.decode()
+    shelf.save(user=reader, paper=papers["storage"][0])
+    page = client.get("/hot/?period=day").content.decode()
+    assert "<strong>1 save</strong>" in page  # the stored list, until it is due
+    cache.delete(hot.REFRESHED)  # five minutes later
+    assert "<strong>2 saves</strong>" in client.get("/hot/?period=day").content.decode()
+
+
+@pytest.mark.django_db
+def test_recommended_reads_a_kept_piece_per_reader(
+    client, cs_dc, reader, rival, django_assert_max_num_queries
+):
+    papers = corpus(cs_dc)
+    client.force_login(reader)
+    for paper in papers["serving"][:3]:
+        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "serving"})
+    for paper in papers["storage"][:3]:
+        shelf.save(user=rival, paper=paper)
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    readers.refit(user_id=rival.pk)
+    first = client.get("/recommended/").content.decode()
+    assert "like 3 papers in “serving”" in first
+    with django_assert_max_num_queries(4):  # session, user, the facts, the stars
+        again = client.get("/recommended/").content.decode()
+    assert without_tokens(again) == without_tokens(first)
+    client.force_login(rival)
+    theirs = client.get("/recommended/").content.decode()
+    assert "like 3 papers in your library" in theirs and "“serving”" not in theirs
+    assert any(p.title in theirs.split("Why:")[0] for p in papers["storage"][3:])  # their own
+
+    # A renamed tag moves the reader's shelf: the piece is made again with the new name.
+    client.force_login(reader)
+    tag = shelf.tag_named(user=reader, name="serving")
+    assert tag is not None
+    client.post("/library/tags/rename/", {"tag": tag.pk, "name": "inference"})
+    assert "like 3 papers in “inference”" in client.get("/recommended/").content.decode()
+    # So does a refit: a paper saved since is no longer picked.
+    shelf.save(user=reader, paper=papers["serving"][3])
+    readers.refit(user_id=reader.pk)
+    page = client.get("/recommended/").content.decode()
+    assert papers["serving"][3].title not in page.split("Why:")[0]
+    assert papers["serving"][4].title in page
+
+
+@pytest.mark.django_db
+def test_a_hostile_tag_name_in_a_reason_is_shown_escaped(client, cs_dc, reader):
+    papers = corpus(cs_dc)
+    client.force_login(reader)
+    for paper in papers["serving"][:3]:
+        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "<img src=x onerror=alert(1)>"})
+    text.fit()
+    readers.refit(user_id=reader.pk)
+    page = client.get("/recommended/").content.decode()
+    assert "like 3 papers in “&lt;img src=x onerror=alert(1)&gt;”" in page
+    assert "<img src=x" not in page
+    section = for_you_section(client.get("/").content.decode())
+    assert "&lt;img src=x onerror=alert(1)&gt;" in section and "<img src=x" not in section
