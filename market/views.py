@@ -44,6 +44,7 @@ from . import (
     notices,
     orders,
     stats,
+    trade_box,
     trading,
     trend_charts,
     trends,
@@ -206,23 +207,26 @@ def _index_table(
 # A term's page, quotes and trades ------------------------------------------------------------
 
 
-def _trader_context(request: HttpRequest, term_id: int) -> dict:
+def _trader_context(request: HttpRequest, term_id: int, price: int) -> dict:
+    """The reader's cash and holding, orders on the term and follow: rendered on every
+    request in the trade box, never in a kept piece."""
     if not request.user.is_authenticated:
         return {}
-    cash, held = cash_and_holding(request.user, term_id)
-    return {"cash": cash, "held": held}
-
-
-def _orders_context(request: HttpRequest, term_id: int, price: int) -> dict:
-    """The reader's own orders on the term and their follow: rendered on every request in the
-    trade box, never in a kept piece."""
-    if not request.user.is_authenticated:
-        return {}
+    box = trade_box.reader(user=request.user, term_id=term_id)
+    lines = (
+        [order_line(o) for o in orders.orders_of(user=request.user, term_id=term_id, limit=10)]
+        if box.has_orders
+        else []
+    )
     return {
-        "orders": [
-            order_line(o) for o in orders.orders_of(user=request.user, term_id=term_id, limit=10)
-        ],
-        "follow": notices.following(user=request.user, term_id=term_id),
+        "cash": box.cash,
+        "held": box.held,
+        "orders": lines,
+        "follow": (
+            {"threshold_bp": box.follow_threshold_bp}
+            if box.follow_threshold_bp is not None
+            else None
+        ),
         "thresholds": [(bp, notices.percent(bp)) for bp in notices.THRESHOLDS],
         # Written out in the template rather than rendered by the form's widgets, which cost
         # more than the rest of the trade box.
@@ -314,8 +318,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
     )
     values = piece.values
     term_id = int(values["term_id"] or 0)
-    trader = _trader_context(request, term_id)
-    trader |= _orders_context(request, term_id, int(values["price"] or 0))
+    trader = _trader_context(request, term_id, int(values["price"] or 0))
     context = {
         "term": values,
         "head_html": piece.html,
@@ -504,7 +507,7 @@ def _render_quote(
     status: int = 200,
 ) -> HttpResponse:
     """The quote page; ``attempted`` says the refusal shown is of a trade, not of a quote."""
-    trader = _trader_context(request, term.pk)
+    trader = _trader_context(request, term.pk, term.price)
     context = {
         "term": term,
         "form": form,
