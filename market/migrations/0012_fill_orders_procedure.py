@@ -204,6 +204,24 @@ BEGIN
         END IF;
         v_step := v_step + 1;
 
+        -- First a look without any lock: when nothing is within reach, the pass ends without
+        -- waiting for the term's lock or writing a commit for it. Nothing is missed: whatever
+        -- moves the price or adds an order later (a trade, a placed order) commits, then runs
+        -- a pass of its own, which looks after that commit.
+        SELECT status, p0, k, supply INTO v_status, v_p0, v_k, v_supply
+        FROM market_term WHERE id = p_term;
+        EXIT WHEN NOT FOUND OR v_status <> 'listed';
+        EXIT WHEN NOT EXISTS (
+                SELECT 1 FROM market_order
+                WHERE term_id = p_term AND state = 'open' AND side = 'buy'
+                  AND (expires_at IS NULL OR expires_at > now())
+                  AND limit_price >= v_p0 + v_k * v_supply)
+            AND NOT (v_supply > 0 AND EXISTS (
+                SELECT 1 FROM market_order
+                WHERE term_id = p_term AND state = 'open' AND side = 'sell'
+                  AND (expires_at IS NULL OR expires_at > now())
+                  AND limit_price <= v_p0 + v_k * (v_supply - 1)));
+
         SELECT phrase, status, p0, k, supply INTO v_phrase, v_status, v_p0, v_k, v_supply
         FROM market_term WHERE id = p_term FOR UPDATE;
         EXIT WHEN NOT FOUND OR v_status <> 'listed';
