@@ -160,8 +160,15 @@ def place_order(
 def _insert_order(
     *, user, term: Term, side: str, shares: int, limit_price: int, expires_at, key: str, cash: int
 ) -> Order:
-    # The account row's lock (and nothing else in this transaction, so no lock order to keep)
-    # serialises one trader's placements: the open-order count and the crossing check hold.
+    # The account row's lock serialises one trader's placements: the open-order count and the
+    # crossing check hold. The new order's foreign key takes a KEY SHARE lock on the term row at
+    # COMMIT (Django's constraints are deferred), which waits for a trade or fill holding the
+    # term, and that fill may be waiting for this account: so the term's KEY SHARE is taken
+    # first, keeping the order of every market write (term, then account).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {Term._meta.db_table} WHERE id = %s FOR KEY SHARE", [term.pk]
+        )
     account_id = Account.objects.select_for_update().values_list("pk", flat=True).get(user=user)
     existing = Order.objects.filter(account_id=account_id, key=key).first()
     if existing is not None:

@@ -150,6 +150,8 @@ def _waiting_on_a_lock(statement_start: str) -> bool:
     from django.db import connection
 
     with connection.cursor() as cursor:
+        # Inside a transaction the activity view is read once and kept, unless cleared.
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
             "AND query LIKE %s",
@@ -235,3 +237,49 @@ def test_the_same_order_key_sent_from_eight_threads_places_one_order(trader, riv
 
     assert len(set(run_threads(THREADS, place))) == 1
     assert Order.objects.filter(account__user=trader).count() == 1
+
+
+def test_placing_an_order_while_a_fill_holds_the_term_takes_the_term_before_the_account(
+    trader, rival
+):
+    """A fill holds the term and then wants the order owner's account; the same owner placing
+    an order on that term must not hold their account while waiting for the term (the order's
+    foreign key takes the term's KEY SHARE lock), or the two wait on each other until the
+    deadlock detector kills one."""
+    from django.db import connection, transaction
+
+    from market.models import Account
+
+    term = Term.objects.create(phrase="placing", p0=CREDIT, k=10_000)
+    trading.buy(user=rival, term=term, shares=30, max_cost=None, key=key())
+    trading.balance(trader)  # opens the account
+    retries = trading.retry_count()
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        if i == 0:  # as a fill does: the term, then (once the placement waits) the account
+            try:
+                with transaction.atomic():
+                    with connection.cursor() as cursor:
+                        cursor.execute("SET LOCAL lock_timeout = '5s'")
+                        cursor.execute(
+                            "SELECT 1 FROM market_term WHERE id = %s FOR UPDATE", [term.pk]
+                        )
+                    assert _until(
+                        lambda: (
+                            _waiting_on_a_lock("SELECT 1 FROM market_term")
+                            or _waiting_on_a_lock("COMMIT")
+                        )
+                    )
+                    Account.objects.select_for_update().get(user=trader)
+            except BaseException as exc:  # a deadlock or a lock timeout: the test's failure
+                errors.append(exc)
+        else:
+            trading.place_order(
+                user=trader, term=term, side="buy", shares=5, limit_price=1_000_000, key=key()
+            )
+
+    run_threads(2, run)
+    assert errors == []
+    assert trading.retry_count() == retries
+    assert Order.objects.filter(account__user=trader, state="open").count() == 1
