@@ -10,11 +10,11 @@ market write uses.
 from __future__ import annotations
 
 from django.conf import settings
-from django.db import IntegrityError, connection
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, router
 from django.db.models import F
 
 from peerrevenue import replicas
-from peerrevenue.db import atomic_with_retries
+from peerrevenue.db import atomic_with_retries, prepared_row
 
 from .models import Account, Entry, Holding, LedgerTransaction, Term
 from .refusals import InsufficientCash, InvalidQuantity, InvalidRequest
@@ -93,14 +93,22 @@ def balance(user) -> int:
     return open_account(user=user).cash if cash is None else cash
 
 
+# Casts pin the argument types, so the plan the server prepares is reused whatever the values.
+_HOLDING_SQL = (
+    f"SELECT h.shares FROM {Holding._meta.db_table} h"  # noqa: S608 - table names only
+    f" JOIN {Account._meta.db_table} a ON a.id = h.account_id"
+    " WHERE a.user_id = %s::integer AND h.term_id = %s::bigint"
+)
+
+
 def holding(user, term: Term) -> int:
-    """How many shares of ``term`` the user holds."""
-    shares = (
-        Holding.objects.filter(account__user=user, term=term)
-        .values_list("shares", flat=True)
-        .first()
-    )
-    return shares or 0
+    """How many shares of ``term`` the user holds.
+
+    The trade box asks before every sale, so by a fixed, prepared statement: through the ORM,
+    building the query took longer than running it. Read from where the ORM would read it."""
+    using = connections[router.db_for_read(Holding) or DEFAULT_DB_ALIAS]
+    row = prepared_row(_HOLDING_SQL, (user.pk, term.pk), using=using)
+    return row[0] if row is not None else 0
 
 
 def cash_and_holding(user, term_id: int) -> tuple[int, int]:

@@ -6,12 +6,13 @@ its reach: the trade function says so (``orders_reachable``, migration 0010) and
 ``market.trading`` calls ``fill_pass`` right after that trade commits, in the same request.
 The worker sweeps every minute for what a request could not finish (``sweep``).
 
-Each fill is an ordinary trade through ``market.trading``'s one trade path (``_place``), under
-the same locks, in one transaction with the order's own update:
+Each fill is an ordinary trade through the one trade function, ``market_place_trade``, made
+by the fill procedure ``market_fill_orders`` (migration 0012): one call fills a whole pass, and
+commits after each fill, so each fill is one transaction under the locks of every market write:
 
     term row (FOR UPDATE) → the order row (FOR UPDATE) → the owner's account row (FOR UPDATE,
     as the trade function takes it) → the trade function (term and account again: held) →
-    the order's filled count and a fill row → COMMIT
+    the order's filled count, a fill row and the owner's notice → COMMIT
 
 the order every market write uses (term, then account), with the order row between them. A
 cancel or an expiry takes only the order row's lock, so it waits for a fill in progress, and a
@@ -38,11 +39,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, connection
-from django.db.models.functions import Now
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from peerrevenue.db import atomic_with_retries, violates
@@ -51,8 +50,7 @@ from peerrevenue.queueing import send_from_request
 from . import curve, notices, trading
 from .cash import balance, holding
 from .models import Account, Term, Trade
-from .notice_models import Notice
-from .order_book import Order, OrderFill, describe, fill_key
+from .order_book import Order
 from .refusals import (
     InsufficientCash,
     InsufficientShares,
@@ -62,7 +60,7 @@ from .refusals import (
     TradeError,
     untradable,
 )
-from .units import format_credits, format_shares
+from .units import format_credits
 
 logger = logging.getLogger(__name__)
 
@@ -150,8 +148,11 @@ def place_order(
         return order
     if getattr(order, "repeated", False):
         return order
-    # The order is placed (committed): a failure to fill it now is the worker's to retry.
-    after_trade(current.pk, order.created_at)
+    # The order is placed (committed, unless the caller holds a transaction: the fill pass
+    # commits each fill, so it waits for the caller's COMMIT). A failure to fill it now is the
+    # worker's to retry.
+    created = order.created_at
+    transaction.on_commit(lambda: after_trade(current.pk, created))
     order.refresh_from_db()
     return order
 
@@ -159,8 +160,15 @@ def place_order(
 def _insert_order(
     *, user, term: Term, side: str, shares: int, limit_price: int, expires_at, key: str, cash: int
 ) -> Order:
-    # The account row's lock (and nothing else in this transaction, so no lock order to keep)
-    # serialises one trader's placements: the open-order count and the crossing check hold.
+    # The account row's lock serialises one trader's placements: the open-order count and the
+    # crossing check hold. The new order's foreign key takes a KEY SHARE lock on the term row at
+    # COMMIT (Django's constraints are deferred), which waits for a trade or fill holding the
+    # term, and that fill may be waiting for this account: so the term's KEY SHARE is taken
+    # first, keeping the order of every market write (term, then account).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {Term._meta.db_table} WHERE id = %s FOR KEY SHARE", [term.pk]
+        )
     account_id = Account.objects.select_for_update().values_list("pk", flat=True).get(user=user)
     existing = Order.objects.filter(account_id=account_id, key=key).first()
     if existing is not None:
@@ -249,75 +257,64 @@ def state_words(order: Order) -> str:
 
 
 def expire_due(*, term_id: int | None = None) -> int:
-    """Close the waiting orders whose time is up (of one term, or all), telling each owner."""
-    where = "AND o.term_id = %s" if term_id is not None else ""
+    """Close the waiting orders whose time is up (of one term, or all), telling each owner
+    (``market_expire_orders``, migration 0012, writes the notices)."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"""WITH expired AS (
-                    UPDATE {Order._meta.db_table} o SET state = 'expired',
-                        reason = 'Its time ran out.', closed_at = clock_timestamp()
-                    WHERE o.state = 'open' AND o.expires_at <= now() {where}
-                    RETURNING o.id, o.account_id, o.term_id, o.side, o.shares, o.filled,
-                              o.limit_price
-                )
-                SELECT e.id, a.user_id, e.term_id, t.phrase, e.side, e.shares, e.filled,
-                       e.limit_price
-                FROM expired e JOIN {Account._meta.db_table} a ON a.id = e.account_id
-                JOIN {Term._meta.db_table} t ON t.id = e.term_id""",
-            [term_id] if term_id is not None else [],
-        )
-        rows = cursor.fetchall()
-    if not rows:
-        return 0
-    told = []
-    for order_id, user_id, tid, phrase, side, shares, filled, limit_price in rows:
-        order = Order(side=side, shares=shares, limit_price=limit_price, filled=filled)
-        told.append(
-            Notice(
-                user_id=user_id,
-                kind=Notice.Kind.ORDER,
-                term_id=tid,
-                order_id=order_id,
-                text=f"{your_order(order, phrase)} expired with "
-                f"{format_shares(filled) if filled else 'no shares'} filled.",
-            )
-        )
-    Notice.objects.bulk_create(told)
-    notices.flag(n.user_id for n in told)
-    return len(rows)
+        cursor.execute("SELECT market_expire_orders(%s::bigint)", [term_id])
+        told = [row[0] for row in cursor.fetchall()]
+    notices.flag(told)
+    return len(told)
 
 
 # Filling ------------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True, slots=True)
-class FillOutcome:
-    order_id: int
-    trade: Trade | None  # None: nothing traded (cancelled unpayable, or closed meanwhile)
-    cancelled: str = ""  # the reason, when the fill cancelled the order
-
-
-class _Owner:
-    """The order's owner as the trade path needs them: only the user's id."""
-
-    def __init__(self, pk: int) -> None:
-        self.pk = pk
+# Casts pin the argument types, so the statement reads the same whatever the values.
+_FILL_SQL = (
+    "CALL market_fill_orders(%s::bigint, %s::timestamptz, %s::integer, %s::integer, "
+    "%s::bigint, %s::integer)"
+)
 
 
-def fill_pass(*, term_id: int, triggered_at: dt.datetime | None = None) -> list[FillOutcome]:
+def fill_pass(*, term_id: int, triggered_at: dt.datetime | None = None) -> int:
     """Fill the term's reachable waiting orders in priority order until none is reachable, or
-    ``MARKET_ORDER_FILLS_PER_PASS`` fills were made (the worker then carries on)."""
-    expire_due(term_id=term_id)
-    done: list[FillOutcome] = []
-    for _ in range(settings.MARKET_ORDER_FILLS_PER_PASS):
-        outcome = atomic_with_retries(lambda: _fill_next(term_id, triggered_at))
-        if outcome is None:
-            return done
-        done.append(outcome)
-    from . import tasks  # the worker's task imports this module
+    ``MARKET_ORDER_FILLS_PER_PASS`` steps were taken (the worker then carries on); returns the
+    fills made.
 
-    send_from_request(tasks.fill_orders, args=(term_id,), what="the rest of a fill pass")
-    return done
+    The whole pass is one call of the procedure ``market_fill_orders`` (migration 0012), which
+    commits after each fill: each fill is its own transaction under the locks of every market
+    write (see the module's docstring), and the pass costs one round trip. It must therefore
+    run outside a transaction; ``after_trade`` waits for the caller's to commit.
+    """
+    if connection.in_atomic_block:
+        raise RuntimeError("A fill pass commits each fill: run it outside a transaction.")
+    shard = trading._fee_shard(term_id)
+    params = (
+        term_id,
+        triggered_at,
+        settings.MARKET_FEE_BASIS_POINTS,
+        shard,
+        settings.MARKET_MAX_SHARES_PER_TRADE,
+        settings.MARKET_ORDER_FILLS_PER_PASS,
+    )
+    made = 0
+    # At most twice: the term's fee shard may be missing the first time (nothing was written).
+    for _ in range(2):
+        # A retry after a deadlock goes on where the pass stopped: the fills before it committed.
+        fills, told, unfinished, lacking = atomic_with_retries(
+            lambda: trading._fetchone(_FILL_SQL, params), statement=True
+        )
+        made += fills
+        notices.flag(told)
+        if lacking != "fee_account":
+            break
+        Account.objects.system(Account.Kind.FEES, shard=shard)
+    else:
+        raise AssertionError(f"market_fill_orders still lacks the fee shard {shard}")
+    if unfinished:
+        from . import tasks  # the worker's task imports this module
+
+        send_from_request(tasks.fill_orders, args=(term_id,), what="the rest of a fill pass")
+    return made
 
 
 def after_trade(term_id: int, at: dt.datetime) -> None:
@@ -334,27 +331,12 @@ def after_trade(term_id: int, at: dt.datetime) -> None:
 
 trading.when_orders_reachable(after_trade)
 
-_BEST = {
-    Trade.Side.BUY: "AND limit_price >= %s ORDER BY limit_price DESC, created_at, id",
-    Trade.Side.SELL: "AND limit_price <= %s ORDER BY limit_price, created_at, id",
-}
-
-
-def _best(cursor, term_id: int, side: str, price: int) -> tuple[int, dt.datetime] | None:
-    cursor.execute(
-        f"""SELECT id, created_at FROM {Order._meta.db_table}
-            WHERE term_id = %s AND state = 'open' AND side = %s
-              AND (expires_at IS NULL OR expires_at > now()) {_BEST[Trade.Side(side)]}
-            LIMIT 1""",
-        [term_id, side, price],
-    )
-    return cursor.fetchone()
-
 
 def reachable_shares(*, side: str, remaining: int, limit: int, supply: int, p0: int, k: int) -> int:
     """How many of ``remaining`` shares the limit allows at ``supply``: a buy's last share costs
     at most ``limit`` (p0 + k·(supply + d − 1) ≤ limit), a sell's last share pays at least it
-    (p0 + k·(supply − d) ≥ limit)."""
+    (p0 + k·(supply − d) ≥ limit). The rule ``market_order_reachable_shares`` applies in SQL
+    (tests/market/test_fill_procedure.py holds the two to the same results)."""
     if side == Trade.Side.BUY:
         if limit < p0 + k * supply:
             return 0
@@ -365,159 +347,6 @@ def reachable_shares(*, side: str, remaining: int, limit: int, supply: int, p0: 
         return min(remaining, supply)
     floor_supply = max(0, -(-(limit - p0) // k))  # the least supply the last sale may leave
     return min(remaining, supply - floor_supply)
-
-
-def _fill_next(term_id: int, triggered_at: dt.datetime | None) -> FillOutcome | None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT phrase, status, status_reason, p0, k, supply FROM {Term._meta.db_table} "
-            "WHERE id = %s FOR UPDATE",
-            [term_id],
-        )
-        row = cursor.fetchone()
-        if row is None or row[1] != Term.Status.LISTED:
-            return None
-        phrase, _, _, p0, k, supply = row
-        buy = _best(cursor, term_id, Trade.Side.BUY, p0 + k * supply)
-        sell = _best(cursor, term_id, Trade.Side.SELL, p0 + k * (supply - 1)) if supply else None
-        choices = [c for c in (buy, sell) if c is not None]
-        if not choices:
-            return None
-        order_id = min(choices, key=lambda c: (c[1], c[0]))[0]
-        order = (
-            Order.objects.select_for_update().filter(pk=order_id, state=Order.State.OPEN).first()
-        )
-        if order is None:  # cancelled or expired between the look and the lock
-            return FillOutcome(order_id, None)
-        cursor.execute(
-            f"SELECT user_id, cash FROM {Account._meta.db_table} WHERE id = %s FOR UPDATE",
-            [order.account_id],
-        )
-        user_id, cash = cursor.fetchone()
-        cursor.execute(
-            "SELECT coalesce(max(shares), 0) FROM market_holding "
-            "WHERE account_id = %s AND term_id = %s",
-            [order.account_id, term_id],
-        )
-        held = cursor.fetchone()[0]
-    wanted = min(
-        reachable_shares(
-            side=order.side,
-            remaining=order.remaining,
-            limit=order.limit_price,
-            supply=supply,
-            p0=p0,
-            k=k,
-        ),
-        settings.MARKET_MAX_SHARES_PER_TRADE,
-    )
-    bp = settings.MARKET_FEE_BASIS_POINTS
-    if order.side == Trade.Side.BUY:
-        can = min(wanted, curve.shares_for_total(supply, cash, p0=p0, k=k, basis_points=bp))
-    else:
-        can = min(wanted, held)
-    term = Term(pk=term_id, phrase=phrase, p0=p0, k=k, supply=supply)
-    trade = _trade_fill(order=order, term=term, user_id=user_id, shares=can) if can else None
-    reason = ""
-    if can < wanted:
-        reason = _unpayable(order=order, term=term, cash=cash, held=held, traded=trade)
-    _record(
-        order=order,
-        trade=trade,
-        reason=reason,
-        user_id=user_id,
-        phrase=phrase,
-        triggered_at=triggered_at,
-    )
-    return FillOutcome(order.pk, trade, reason)
-
-
-def _trade_fill(*, order: Order, term: Term, user_id: int, shares: int) -> Trade:
-    bp = settings.MARKET_FEE_BASIS_POINTS
-    if order.side == Trade.Side.BUY:
-        amount = curve.cost(term.supply, shares, p0=term.p0, k=term.k)
-        limit = amount + curve.fee(amount, basis_points=bp)
-    else:
-        amount = curve.proceeds(term.supply, shares, p0=term.p0, k=term.k)
-        limit = amount - curve.fee(amount, basis_points=bp)
-    key = fill_key(order.pk, order.fills + 1)
-    trade = trading._place(
-        user=_Owner(user_id), term=term, side=order.side, shares=shares, limit=limit, key=key
-    )
-    if trade.repeated and (trade.side, trade.shares, trade.term_id) != (
-        order.side,
-        shares,
-        term.pk,
-    ):  # a fill's key names one fill; the order row's lock makes a second use impossible
-        raise AssertionError(f"fill key {key} names another trade: {trade}")
-    return trade
-
-
-def _unpayable(*, order: Order, term: Term, cash: int, held: int, traded: Trade | None) -> str:
-    """Why an order whose limit reached further than the owner's cash or shares is cancelled."""
-    if order.side == Trade.Side.SELL:
-        if not held:
-            return f"You no longer hold any shares of “{term.phrase}” to sell."
-        return f"You held only {format_shares(held)} of “{term.phrase}”, and they were sold."
-    after = term.supply + (traded.shares if traded else 0)
-    next_share = curve.price(after, p0=term.p0, k=term.k)
-    with_fee = next_share + curve.fee(next_share, basis_points=settings.MARKET_FEE_BASIS_POINTS)
-    left = cash - (traded.total if traded else 0)
-    return (
-        f"Not enough cash: the next share cost {format_credits(with_fee)} with the fee, and "
-        f"you had {format_credits(left)}."
-    )
-
-
-def your_order(order: Order, phrase: str) -> str:
-    """``Your order to buy up to 10 shares of “KV cache” at most 1.20 credits a share``."""
-    what = describe(order, phrase)
-    return f"Your order to {what[0].lower()}{what[1:]}"
-
-
-def _record(
-    *, order: Order, trade: Trade | None, reason: str, user_id: int, phrase: str, triggered_at
-) -> None:
-    """The order's new state, its fill row and the owner's notice, in the fill's transaction."""
-    fields: dict[str, object] = {}
-    if trade is not None:
-        order.filled += trade.shares
-        order.fills += 1
-        OrderFill.objects.create(
-            order=order, number=order.fills, trade=trade, triggered_at=triggered_at
-        )
-        fields |= {"filled": order.filled, "fills": order.fills}
-        if order.filled == order.shares:
-            order.state = Order.State.FILLED
-    if reason:
-        order.state, order.reason = Order.State.CANCELLED, reason
-        fields["reason"] = reason
-    if order.state != Order.State.OPEN:
-        # The database's clock, as for the trade (its now() is this transaction's start).
-        fields |= {"state": order.state, "closed_at": Now()}
-    Order.objects.filter(pk=order.pk).update(**fields)
-    text = your_order(order, phrase)
-    if trade is not None:
-        verb = "bought" if trade.side == Trade.Side.BUY else "sold"
-        text += (
-            f" {verb} {format_shares(trade.shares)} for {format_credits(trade.total)} "
-            f"(fee {format_credits(trade.fee, unit=False)})"
-        )
-        if order.state == Order.State.FILLED:
-            text += " and is filled."
-        elif reason:
-            text += f", then was cancelled: {reason}"
-        else:
-            text += f"; {format_shares(order.remaining)} still wait."
-    else:
-        text += f" was cancelled: {reason}"
-    notices.tell(
-        user_id=user_id,
-        kind=Notice.Kind.ORDER,
-        text=text,
-        term_id=order.term_id,
-        order_id=order.pk,
-    )
 
 
 # The worker's sweep ---------------------------------------------------------------------------
@@ -542,9 +371,7 @@ def reachable_terms() -> list[int]:
 def sweep() -> int:
     """Expire what is due and fill what is reachable, on every term; returns the fills."""
     expire_due()
-    return sum(
-        sum(1 for o in fill_pass(term_id=term_id) if o.trade) for term_id in reachable_terms()
-    )
+    return sum(fill_pass(term_id=term_id) for term_id in reachable_terms())
 
 
 def orders_of(*, user, term_id: int | None = None, limit: int = 50) -> list[Order]:

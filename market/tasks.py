@@ -77,7 +77,7 @@ def keep_highlights() -> int:
 )
 def fill_orders(term_id: int) -> int:
     """Fill a term's reachable orders (what a request's pass left over); safe to run again."""
-    return sum(1 for outcome in fill_pass(term_id=term_id) if outcome.trade)
+    return fill_pass(term_id=term_id)
 
 
 @shared_task(name="market.tasks.sweep_orders")

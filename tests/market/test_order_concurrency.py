@@ -146,61 +146,78 @@ def test_a_cancel_racing_a_fill_either_wins_or_comes_after_it_never_both(django_
     assert report.ok, report.text()
 
 
-def test_a_cancel_that_arrives_during_a_fill_waits_for_it_and_then_closes_the_rest(
-    trader, rival, monkeypatch
-):
+def _waiting_on_a_lock(statement_start: str) -> bool:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        # Inside a transaction the activity view is read once and kept, unless cleared.
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND query LIKE %s",
+            [statement_start + "%"],
+        )
+        return bool(cursor.fetchone()[0])
+
+
+def _until(condition, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_cancel_that_arrives_during_a_fill_waits_for_it_and_then_closes_the_rest(trader, rival):
     """The cancel blocks on the order row's lock while the fill holds it, then cancels what is
-    left; the fill's trade stands and is before the close (check_ledger proves it)."""
-    from market import orders
+    left; the fill's trade stands and is before the close (check_ledger proves it).
+
+    The fill is held in the middle by another transaction holding the owner's account row: the
+    fill procedure has by then locked the term and the order (its lock order: term, order,
+    account), so the cancel, which takes the order row, must wait for the whole fill."""
+    from django.db import connection, transaction
+
+    from market.models import Account
 
     term = Term.objects.create(phrase="held", p0=CREDIT, k=10_000)
     trading.buy(user=rival, term=term, shares=30, max_cost=None, key=key())
     waiting = trading.place_order(
         user=trader, term=term, side="buy", shares=50, limit_price=1_250_000, key=key()
     )
-    in_fill, release, waited = threading.Event(), threading.Event(), threading.Event()
-    record = orders._record
-
-    def slow_record(**kwargs):
-        in_fill.set()
-        assert release.wait(30)
-        return record(**kwargs)
-
-    monkeypatch.setattr(orders, "_record", slow_record)
+    holding, release = threading.Event(), threading.Event()
+    seen: dict[str, bool] = {}
     cancelled: dict[str, object] = {}
 
     def run(i: int) -> None:
-        if i == 0:
+        if i == 0:  # holds the owner's account row until the cancel is seen waiting
+            with transaction.atomic():
+                Account.objects.select_for_update().get(user=trader)
+                holding.set()
+                assert release.wait(30)
+        elif i == 1:  # the sale that brings the order within reach, and its fill pass
+            assert holding.wait(30)
             trading.sell(user=rival, term=term, shares=30, min_proceeds=None, key=key())
-        else:
-            assert in_fill.wait(30)
-            cancelled["order"] = trading.cancel_order(user=trader, order=waiting)
+        else:  # the cancel, once the fill is under way and stuck on the account
+            try:
+                seen["fill"] = _until(lambda: _waiting_on_a_lock("CALL market_fill_orders"))
+                cancelling = threading.Thread(target=cancel)
+                cancelling.start()
+                seen["cancel"] = _until(
+                    lambda: _waiting_on_a_lock("UPDATE market_order o SET state")
+                )
+            finally:
+                release.set()
+            cancelling.join()
 
-    def watch() -> None:
-        # Let the fill go once the cancel is seen waiting on a lock.
-        from django.db import connection
-
+    def cancel() -> None:
         try:
-            assert in_fill.wait(30)
-            with connection.cursor() as cursor:
-                for _ in range(3000):
-                    cursor.execute(
-                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                        "AND query LIKE 'UPDATE market_order o SET state%%'"
-                    )
-                    if cursor.fetchone()[0]:
-                        waited.set()
-                        break
-                    time.sleep(0.01)
+            cancelled["order"] = trading.cancel_order(user=trader, order=waiting)
         finally:
-            release.set()
             connection.close()
 
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    run_threads(2, run)
-    watcher.join()
-    assert waited.is_set(), "the cancel should have waited for the fill's lock"
+    run_threads(3, run)
+    assert seen == {"fill": True, "cancel": True}, "the cancel should have waited for the fill"
     after = Order.objects.get(pk=waiting.pk)
     assert after.state == "cancelled" and after.reason == "You cancelled it."
     assert after.filled == 26  # shares 1..26 at 1.00 … 1.25, traded before the cancel
@@ -220,3 +237,49 @@ def test_the_same_order_key_sent_from_eight_threads_places_one_order(trader, riv
 
     assert len(set(run_threads(THREADS, place))) == 1
     assert Order.objects.filter(account__user=trader).count() == 1
+
+
+def test_placing_an_order_while_a_fill_holds_the_term_takes_the_term_before_the_account(
+    trader, rival
+):
+    """A fill holds the term and then wants the order owner's account; the same owner placing
+    an order on that term must not hold their account while waiting for the term (the order's
+    foreign key takes the term's KEY SHARE lock), or the two wait on each other until the
+    deadlock detector kills one."""
+    from django.db import connection, transaction
+
+    from market.models import Account
+
+    term = Term.objects.create(phrase="placing", p0=CREDIT, k=10_000)
+    trading.buy(user=rival, term=term, shares=30, max_cost=None, key=key())
+    trading.balance(trader)  # opens the account
+    retries = trading.retry_count()
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        if i == 0:  # as a fill does: the term, then (once the placement waits) the account
+            try:
+                with transaction.atomic():
+                    with connection.cursor() as cursor:
+                        cursor.execute("SET LOCAL lock_timeout = '5s'")
+                        cursor.execute(
+                            "SELECT 1 FROM market_term WHERE id = %s FOR UPDATE", [term.pk]
+                        )
+                    assert _until(
+                        lambda: (
+                            _waiting_on_a_lock("SELECT 1 FROM market_term")
+                            or _waiting_on_a_lock("COMMIT")
+                        )
+                    )
+                    Account.objects.select_for_update().get(user=trader)
+            except BaseException as exc:  # a deadlock or a lock timeout: the test's failure
+                errors.append(exc)
+        else:
+            trading.place_order(
+                user=trader, term=term, side="buy", shares=5, limit_price=1_000_000, key=key()
+            )
+
+    run_threads(2, run)
+    assert errors == []
+    assert trading.retry_count() == retries
+    assert Order.objects.filter(account__user=trader, state="open").count() == 1
