@@ -117,9 +117,8 @@ def recount(*, months: Iterable[dt.date] | None = None) -> int:
                 MentionMonth(term_id=term_id, category_id=category_id, month=month, papers=n)
                 for (term_id, category_id), n in counts.items()
             )
-            # The term pages are kept under this stamp (market 0008): they show the new counts.
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT public.kept_bump('mentions')")
+            # Term pages show the new counts at once: these writes move the research stamp
+            # (papers 0018) that their papers piece is kept under, and nothing else.
     return len(chosen)
 
 

@@ -283,7 +283,7 @@ def order_line(order: Order) -> OrderLine:
 
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    facts = keep.read(request, ("term", slug), "mentions", "papers")
+    facts = keep.read(request, ("term", slug), "mentions", "papers", "research")
     if facts["term", slug] is None:
         raise Http404(f"There is no term “{slug}” on the market.")
     return keep.anonymous_page(request, facts, lambda: _term_response(request, facts, slug))
@@ -292,13 +292,20 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
 def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpResponse:
     # Everything but the trade box is the same for every reader, in two pieces keyed by what
     # each shows. The papers that mention the term move with the mentions and dividends
-    # recorded, the papers and the term set, never with a trade. The rest (price, chart,
-    # holders, trades) moves with the term's own stamp (every trade of it) and the clock (the
-    # chart ends now), and shows the papers piece's counts and dividend days. A trade of
-    # another term changes nothing here but hover prices.
+    # recorded, the papers, the term set and the research counts, never with a trade. The
+    # rest (price, chart, holders, trades) moves with the term's own stamp (every trade of
+    # it) and the clock (the chart ends now), and shows the papers piece's counts and
+    # dividend days. A trade of another term changes nothing here but hover prices.
     term = functools.cache(lambda: _get_term(slug))  # read once, if either piece is made
     papers = keep.get_or_make(
-        keep.key("market-term-papers", slug, facts["terms"], facts["mentions"], facts["papers"]),
+        keep.key(
+            "market-term-papers",
+            slug,
+            facts["terms"],
+            facts["mentions"],
+            facts["papers"],
+            facts["research"],
+        ),
         lambda: _term_papers_piece(term(), facts=facts),
         size=keep.piece_size,
     )

@@ -15,6 +15,7 @@ class PapersConfig(AppConfig):
         # What kept pages of papers are keyed by (peerrevenue.keep); the stamps are moved by
         # triggers (migration 0010), so no write has to remember them.
         keep.fact("papers", "SELECT value FROM kept_stamp WHERE name = 'papers'")
+        keep.fact("research", "SELECT value FROM kept_stamp WHERE name = 'research'")
         keep.fact("category", "SELECT stamp FROM papers_category WHERE code = %s", arguments=1)
         keep.fact("paper", "SELECT stamp FROM papers_paper WHERE arxiv_id = %s", arguments=1)
         # The watch button's figures are read per request rather than kept: a reader's watch

@@ -138,3 +138,15 @@ def test_a_term_not_counted_yet_says_so(client, db):
     term = Term.objects.create(phrase="gossip")
     page = Page.of(client.get(term.get_absolute_url()))
     assert "Not counted yet" in page.one("section", cls="term-research").text
+
+
+def test_a_recount_made_after_the_page_was_kept_shows_at_once(client, categories):
+    term = Term.objects.create(phrase="consensus")
+    import_snapshot(path=SNAPSHOT, categories=list(categories.values()))
+    MentionMonth.objects.all().delete()  # as if the worker had not counted yet
+    assert "Not counted yet" in Page.of(client.get(term.get_absolute_url())).text
+    # The worker counts later, writing only its own rows: the term page's papers piece is
+    # keyed by the research stamp those writes move, so the next render shows them.
+    research.recount()
+    section = Page.of(client.get(term.get_absolute_url())).one("section", cls="term-research")
+    assert "Mentions month by month since 2024 (1 paper)" in section.text
