@@ -92,7 +92,15 @@ def ingest_enabled_categories() -> list[int]:
     return category_ids
 
 
-@shared_task(acks_late=True, autoretry_for=(FetchError,), retry_backoff=60, max_retries=5)
+@shared_task(
+    acks_late=True,
+    autoretry_for=(FetchError,),
+    # Retries a minute apart at most, as the ingest's: a waiting retry is held unacknowledged
+    # and the broker's visibility timeout counts that wait (LONGEST_TASK_RETRY_COUNTDOWN).
+    retry_backoff=60,
+    retry_backoff_max=60,
+    max_retries=5,
+)
 def harvest_history() -> list[int]:
     """Beat entry point: keep the enabled categories' history current from OAI-PMH, one set
     (archive) at a time, each for at most HISTORY_HARVEST_SECONDS; returns the sources' pks.
