@@ -200,7 +200,7 @@ def assert_cache_in_use_again(site, trader) -> None:
     client.log_in(trader.username, PASSWORD)
     term = Term.objects.get(pk=site["term"].pk)
     page = client.get(f"/market/{term.slug}/").text
-    assert f"{term.supply} shares out" in page
+    assert f"{term.supply:,} shares out" in page  # as the page writes it: 1,088
 
 
 @pytest.mark.django_db(transaction=True)
