@@ -37,6 +37,7 @@ class Figures:
     """One term's line of the market table: µ¢, basis points and counts."""
 
     pk: int
+    stamp: int  # the term's stamp these figures were made under (their key)
     slug: str
     phrase: str
     aliases: tuple[str, ...]
@@ -70,7 +71,7 @@ class Figures:
         return any(wanted in text.casefold() for text in (self.phrase, *self.aliases))
 
 
-def stamps(facts: keep.Facts) -> dict[int, int]:
+def _stamps(facts: keep.Facts) -> dict[int, int]:
     """Each term on the market (not delisted) by id, with its stamp, from the request's facts."""
     return {int(pk): stamp for pk, stamp in (facts["market_stamps"] or {}).items()}
 
@@ -127,7 +128,8 @@ def every_term(facts: keep.Facts, *, now: dt.datetime) -> list[Figures]:
     """The figures of every term on the market, as of the request's facts: kept ones from the
     store in one look-up, the others from one query (and the bucket's past, kept)."""
     bucket = clock_bucket()
-    names = {pk: _figures_key(pk, stamp, facts, bucket) for pk, stamp in stamps(facts).items()}
+    known = _stamps(facts)
+    names = {pk: _figures_key(pk, stamp, facts, bucket) for pk, stamp in known.items()}
     # In this process only: one light statement makes any number of them again, which costs
     # about what the shared cache's round trips would.
     found = keep.lookup_many(names.values(), shared=False)
@@ -144,6 +146,7 @@ def every_term(facts: keep.Facts, *, now: dt.datetime) -> list[Figures]:
             price_7d = curve.price(past.supply_7d, p0=p0, k=k)
             figures = Figures(
                 pk=pk,
+                stamp=known[pk],
                 slug=slug,
                 phrase=phrase,
                 aliases=_aliases(aliases),
@@ -215,10 +218,8 @@ def rows(figures: Sequence[Figures], *, facts: keep.Facts, now: dt.datetime) -> 
     """The table's rows, kept under the same key as their figures: after a trade only that
     term's row is rendered again, with its one sparkline."""
     bucket = clock_bucket()
-    known = stamps(facts)
     names = {
-        f.pk: keep.key("market-row", _figures_key(f.pk, known.get(f.pk, 0), facts, bucket))
-        for f in figures
+        f.pk: keep.key("market-row", _figures_key(f.pk, f.stamp, facts, bucket)) for f in figures
     }
     kept = keep.lookup_many(names.values())
     missing = [f for f in figures if names[f.pk] not in kept]

@@ -3,11 +3,12 @@ follow moving past their threshold or paying a dividend.
 
 Each event is a ``Notice`` row, written in the transaction of what it tells (a fill, a cancel,
 a sweep), so nothing is told that did not happen. A trader sees everything untold as one
-batched notice on their next page (``take_unseen``, through ``accounts.middleware``) and in the
-next digest (``undigested``). So that a signed-in page costs no query when there is nothing to
-tell, the writer also sets a flag in the shared cache after commit (``flag``); the rows stay the
-record, and the portfolio always shows the untold ones, so an evicted flag or a notice written
-by the database itself (a term halted from psql) is never lost, only shown a page later.
+batched notice on their next page (``take_flag``, then ``mark_seen``, through
+``accounts.middleware``) and in the next digest (``undigested``). So that a signed-in page
+costs no query when there is nothing to tell, the writer also sets a flag in the shared cache
+after commit (``flag``); the rows stay the record, and the portfolio always shows the untold
+ones, so an evicted flag or a notice written by the database itself (a term halted from psql)
+is never lost, only shown a page later.
 """
 
 from __future__ import annotations
@@ -57,12 +58,6 @@ def take_flag(*, user) -> bool:
         return False
     cache.delete(key)
     return True
-
-
-def take_unseen(*, user) -> list[Notice]:
-    """The user's notices not yet shown on the site, marked shown: each once. Reads the
-    database only when the flag says there is something."""
-    return mark_seen(user=user) if take_flag(user=user) else []
 
 
 def mark_seen(*, user) -> list[Notice]:

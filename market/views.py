@@ -167,8 +167,7 @@ def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
     now = timezone.now()
     shown = board.table(facts, search=search, sort=sort, descending=descending, now=now)
     page = page_of(shown, query.get("page"), per_page=TERMS_PER_PAGE)
-    known = board.stamps(facts)
-    on_page = [(f.pk, known.get(f.pk)) for f in page.object_list]
+    on_page = [(f.pk, f.stamp) for f in page.object_list]
     piece = keep.get_or_make(
         keep.key(
             "market-table",
