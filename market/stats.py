@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
 from django.contrib.postgres.aggregates import ArrayAgg
@@ -36,7 +36,7 @@ from django.db.models import (
     Value,
     Window,
 )
-from django.db.models.functions import Abs, Coalesce, Lower, Rank, Trunc
+from django.db.models.functions import Abs, Coalesce, Lower, Rank
 
 from papers.models import Listing
 
@@ -57,9 +57,6 @@ if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
 RECENT_ANNOUNCEMENT_DAYS = 7
-SPARKLINE_DAYS = 7
-# Beyond this age a term's chart has one point a day instead of one an hour.
-HOURLY_CHART_MAX_AGE = dt.timedelta(days=14)
 
 # Money that was given rather than earned; the leaderboard subtracts it from net worth.
 GIVEN_KINDS = (LedgerTransaction.Kind.GRANT, LedgerTransaction.Kind.ADJUSTMENT)
@@ -259,73 +256,6 @@ def market_terms(
         column = MARKET_SORTS.get(sort, "phrase_lower")
         order = [F(column).desc() if descending else F(column).asc()]
     return priced.order_by(*order, "phrase_lower", "pk")
-
-
-# Price series -----------------------------------------------------------------------------
-
-Series = list[tuple[dt.datetime, int]]
-
-
-def _bucketed_trades(*, term_ids: Sequence[int], since: dt.datetime, bucket: str) -> QuerySet:
-    """The last trade of each term in each ``bucket`` ("hour" or "day") after ``since``.
-
-    Per term, trades are serialised by the term's row lock, so the highest id in a bucket is
-    the last trade in it.
-    """
-    last_ids = (
-        Trade.objects.filter(term_id__in=term_ids, created_at__gt=since)
-        .annotate(bucket=Trunc("created_at", bucket))
-        .order_by()
-        .values("term_id", "bucket")
-        .annotate(last_id=Max("id"))
-        .values("last_id")
-    )
-    return (
-        Trade.objects.filter(id__in=Subquery(last_ids))
-        .order_by("term_id", "term_version")
-        .values_list("term_id", "created_at", "price_after")
-    )
-
-
-class PricedThenAndNow(Protocol):
-    @property
-    def pk(self) -> int: ...
-    @property
-    def price_7d(self) -> int: ...
-    @property
-    def price_now(self) -> int: ...
-
-
-def sparklines(*, terms: Iterable[PricedThenAndNow], now: dt.datetime) -> dict[int, Series]:
-    """Each term's price over the last week as (time, µ¢) steps, from a week ago to ``now``.
-
-    ``terms`` carry ``price_7d`` and ``price_now`` (the figures of :func:`market_terms`).
-    One query for all of them; at most one point an hour.
-    """
-    terms = list(terms)
-    since = now - dt.timedelta(days=SPARKLINE_DAYS)
-    series: dict[int, Series] = {term.pk: [(since, term.price_7d)] for term in terms}
-    if terms:
-        rows = _bucketed_trades(term_ids=list(series), since=since, bucket="hour")
-        for term_id, at, price in rows:
-            series[term_id].append((at, price))
-    for term in terms:
-        series[term.pk].append((now, term.price_now))
-    return series
-
-
-def price_history(*, term: Term, now: dt.datetime) -> Series:
-    """The term's price since it was created, as (time, µ¢) steps ending at ``now``."""
-    start = min(term.created_at, now)
-    bucket = "hour" if now - start <= HOURLY_CHART_MAX_AGE else "day"
-    # Created with no shares out: its first price was p0.
-    points: Series = [(start, term.p0)]
-    rows = _bucketed_trades(
-        term_ids=[term.pk], since=start - dt.timedelta(seconds=1), bucket=bucket
-    )
-    points += [(at, price) for _, at, price in rows]
-    points.append((now, term.price))
-    return points
 
 
 @dataclass(frozen=True, slots=True)

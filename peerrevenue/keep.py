@@ -210,15 +210,16 @@ def get_or_make(
     return found
 
 
-def lookup_many(names: Iterable[str], *, shared: bool = True) -> dict[str, Any]:
+def lookup_many(names: Iterable[Hashable], *, shared: bool = True) -> dict[Hashable, Any]:
     """What is kept under each of ``names`` (those kept anywhere): for a page that makes the
-    missing ones together, in one pass (a table's rows). ``shared=False``: in this process."""
-    found: dict[str, Any] = {}
-    wanted = []
+    missing ones together, in one pass (a table's rows). ``shared=False``: in this process,
+    where a name may be any hashable value (a tuple costs less to make than a hashed key)."""
+    found: dict[Hashable, Any] = {}
+    wanted: list[str] = []
     for name in names:
         value = _local.get(name)
         if value is None:
-            wanted.append(name)
+            wanted.append(name)  # type: ignore[arg-type]  # a str whenever shared
         else:
             found[name] = value
     if wanted and shared:
@@ -230,7 +231,7 @@ def lookup_many(names: Iterable[str], *, shared: bool = True) -> dict[str, Any]:
 
 
 def put(
-    name: str,
+    name: Hashable,
     value: Any,
     *,
     size: int | None = None,
@@ -240,6 +241,7 @@ def put(
     """Keep ``value`` under ``name`` in both levels (``shared=False``: in this process only;
     ``size``: its share of this process's budget, a string's length by default)."""
     if shared:
+        assert isinstance(name, str), "a shared entry's name is a key()"
         cache.set(name, value, seconds)
     _local.put(name, value, len(value) if size is None else size)
 
@@ -396,6 +398,23 @@ def render_piece(template_name: str, context: Mapping[str, Any], *, facts: Facts
 
 
 KEPT_FACTS = "kept_facts"
+
+
+def render_frame(
+    template_name: str, context: Mapping[str, Any], *, facts: Facts, slots: Iterable[str]
+) -> tuple[str, ...]:
+    """``render_piece`` with a place left for each of ``slots`` (``{{ slots.NAME }}`` in the
+    template), returned as the texts around them: a frame kept under fewer facts than what
+    goes into it (a table's heading and pages around rows that each trade changes), so that
+    a change costs joining strings rather than the template."""
+    names = list(slots)
+    text = render_piece(
+        template_name, {**context, "slots": dict.fromkeys(names, _SAFE_SLOT)}, facts=facts
+    )
+    parts = tuple(text.split(_SLOT))
+    if len(parts) not in (1, len(names) + 1):  # 1: the template showed none (an empty state)
+        raise AssertionError(f"{template_name} shows {len(parts) - 1} of {len(names)} slots")
+    return parts
 
 
 def respond(
