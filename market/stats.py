@@ -16,12 +16,15 @@ The curve in SQL comes from ``market.curve`` (its ``*_sql`` expressions), beside
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db.models import (
     Count,
@@ -39,6 +42,7 @@ from django.db.models import (
 from django.db.models.functions import Abs, Coalesce, Lower, Rank
 
 from papers.models import Listing
+from peerrevenue import replicas
 
 from . import curve
 from .cash import cash_of
@@ -322,19 +326,76 @@ def mention_counts(*, term: Term) -> tuple[int, int]:
     return counts["since"], counts["before"]
 
 
-def top_holders(*, term: Term, limit: int = 10) -> list[Holding]:
-    return list(
-        Holding.objects.filter(term=term, shares__gt=0)
-        .select_related("account__user")
-        .order_by("-shares", "account_id")[:limit]
-    )
+@dataclass(frozen=True, slots=True)
+class HolderLine:
+    """A term page's top holder."""
+
+    user_id: int
+    username: str
+    demo: bool
+    shares: int
 
 
-def recent_trades(*, term: Term, limit: int = 15) -> list[Trade]:
-    return list(
-        Trade.objects.filter(term=term)
-        .select_related("account__user")
-        .order_by("-term_version")[:limit]
+@dataclass(frozen=True, slots=True)
+class TradeLine:
+    """A term page's recent trade."""
+
+    created_at: dt.datetime
+    username: str
+    demo: bool
+    side: str
+    shares: int
+    price_after: int
+
+    def get_side_display(self) -> str:
+        return Trade.Side(self.side).label
+
+
+# Both of a term page's tables in one statement: it runs after every trade of the term (the
+# kept piece that shows them moves with its stamp), where the ORM's two joined querysets cost
+# more to compile than to run.
+_TABLES_SQL = """
+SELECT
+  (SELECT coalesce(json_agg(json_build_array(a.user_id, u.{username}, a.demo, h.shares)
+                            ORDER BY h.shares DESC, h.account_id), '[]')
+     FROM (SELECT account_id, shares FROM market_holding
+            WHERE term_id = %(term)s AND shares > 0
+            ORDER BY shares DESC, account_id LIMIT %(holders)s) AS h
+     JOIN market_account AS a ON a.id = h.account_id
+     JOIN {users} AS u ON u.id = a.user_id),
+  (SELECT coalesce(json_agg(json_build_array(r.created_at, u.{username}, a.demo, r.side,
+                                             r.shares, r.price_after)
+                            ORDER BY r.term_version DESC), '[]')
+     FROM (SELECT account_id, created_at, side, shares, price_after, term_version
+             FROM market_trade WHERE term_id = %(term)s
+            ORDER BY term_version DESC LIMIT %(trades)s) AS r
+     JOIN market_account AS a ON a.id = r.account_id
+     JOIN {users} AS u ON u.id = a.user_id)
+"""
+
+
+@functools.cache
+def _tables_sql() -> str:
+    users = get_user_model()._meta
+    username = users.get_field(users.model.USERNAME_FIELD).column  # type: ignore[union-attr]
+    return _TABLES_SQL.format(users=users.db_table, username=username)
+
+
+def term_tables(
+    *, term_id: int, holders: int = 10, trades: int = 15
+) -> tuple[list[HolderLine], list[TradeLine]]:
+    """The term's top ``holders`` (most shares first) and its latest ``trades`` (newest
+    first), in one query."""
+    reading = replicas.reading_connection()
+    with reading.cursor() as cursor:
+        cursor.execute(_tables_sql(), {"term": term_id, "holders": holders, "trades": trades})
+        held, traded = (json.loads(v) if isinstance(v, str) else v for v in cursor.fetchone())
+    return (
+        [HolderLine(*row) for row in held],
+        [
+            TradeLine(dt.datetime.fromisoformat(at), name, demo, side, shares, price)
+            for at, name, demo, side, shares, price in traded
+        ],
     )
 
 

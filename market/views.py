@@ -416,7 +416,7 @@ def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
 
 def _term_piece(term: Term, *, papers: keep.Piece, facts: keep.Facts) -> keep.Piece:
     """The term's head, price chart, holders and trades: what a trade of it changes."""
-    trades = stats.recent_trades(term=term)
+    holders, trades = stats.term_tables(term_id=term.pk)
     latest = (trades[0].created_at, trades[0].price_after) if trades else None
     history = series.price_history(term=term, now=timezone.now(), latest={term.pk: latest})
     dividends: list[stats.DividendDay] = papers.values["dividends"]  # type: ignore[assignment]
@@ -428,7 +428,7 @@ def _term_piece(term: Term, *, papers: keep.Piece, facts: keep.Facts) -> keep.Pi
         "price_changes": charts.price_changes(history),
         "dividends": [day for day in dividends if day.amount > 0],
         "mention_count": papers.values["mention_count"],
-        "holders": stats.top_holders(term=term),
+        "holders": holders,
         "trades": trades,
     }
     parts = {
