@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from market import curve, dividends, series, stats, trading
+from market import curve, dividends, stats, trading
 from market.models import Entry, Term
 from tests.factories import announce, buy, sell, username
 from tests.market.state import held_before_the_announcement
@@ -138,79 +138,6 @@ def test_market_sorts(trader, rival, kv_cache, raft, cs_dc, sort, descending, ex
     announce(gossip, date=dt.date(2026, 10, 1), category=cs_dc)
     terms = stats.market_terms(sort=sort, descending=descending, now=timezone.now())
     assert [t.phrase for t in terms] == expected
-
-
-def test_market_terms_and_sparklines_cost_the_same_queries_however_many_terms(trader, cs_dc):
-    for n in range(12):
-        term = Term.objects.create(phrase=f"term {n}")
-        buy(trader, term, n + 1)
-        announce(term, date=dt.date(2026, 10, 1), category=cs_dc)
-    with CaptureQueriesContext(connection) as queries:
-        terms = list(stats.market_terms(sort="mentions", descending=True, now=timezone.now()))
-        lines = series.sparklines(terms=terms, now=timezone.now())
-    assert len(terms) == len(lines) == 12
-    assert len(queries) == 3  # the terms, their closed hours, their latest trades
-    # The closed hours are kept: a trade since reads only the latest trades again.
-    buy(trader, term, 1)
-    with CaptureQueriesContext(connection) as queries:
-        again = series.sparklines(terms=terms, now=timezone.now())
-    assert len(queries) == 1
-    assert again[term.pk][-2][1] == term.p0 + 13 * term.k  # that trade's price, in the open hour
-
-
-# Price series -------------------------------------------------------------------------------
-
-
-def test_sparklines_step_through_the_week_one_point_an_hour(trader, kv_cache, raft):
-    now = timezone.now().replace(minute=30)
-    buy(trader, kv_cache, 10, when=now - dt.timedelta(days=9))
-    buy(trader, kv_cache, 1, when=now - dt.timedelta(days=2, minutes=5))
-    buy(trader, kv_cache, 1, when=now - dt.timedelta(hours=5, minutes=20))
-    last_in_hour = buy(trader, kv_cache, 1, when=now - dt.timedelta(hours=5, minutes=10))
-    terms = list(stats.market_terms(now=now))
-    lines = series.sparklines(terms=terms, now=now)
-
-    since = now - dt.timedelta(days=7)
-    price = lambda n: kv_cache.p0 + n * kv_cache.k  # noqa: E731
-    assert lines[kv_cache.pk] == [
-        (since, price(10)),
-        (now - dt.timedelta(days=2, minutes=5), price(11)),
-        (now - dt.timedelta(hours=5, minutes=10), price(13)),
-        (now, price(13)),
-    ]
-    assert last_in_hour.price_after == price(13)
-    assert lines[raft.pk] == [(since, raft.p0), (now, raft.p0)]
-
-
-def test_price_history_runs_from_listing_to_now(trader, kv_cache):
-    now = timezone.now()
-    created = now - dt.timedelta(days=3)
-    Term.objects.filter(pk=kv_cache.pk).update(created_at=created)
-    buy(trader, kv_cache, 5, when=now - dt.timedelta(days=2))
-    buy(trader, kv_cache, 5, when=now - dt.timedelta(days=1))
-    term = Term.objects.get(pk=kv_cache.pk)
-    history = series.price_history(term=term, now=now)
-    assert history == [
-        (created, term.p0),
-        (now - dt.timedelta(days=2), term.p0 + 5 * term.k),
-        (now - dt.timedelta(days=1), term.p0 + 10 * term.k),
-        (now, term.price),
-    ]
-
-
-def test_price_history_of_an_old_term_has_a_point_a_day(trader, kv_cache):
-    now = timezone.now().replace(hour=12)
-    Term.objects.filter(pk=kv_cache.pk).update(created_at=now - dt.timedelta(days=60))
-    buy(trader, kv_cache, 1, when=now - dt.timedelta(days=20, hours=3))
-    buy(trader, kv_cache, 1, when=now - dt.timedelta(days=20, hours=1))
-    buy(trader, kv_cache, 1, when=now - dt.timedelta(days=2))
-    history = series.price_history(term=Term.objects.get(pk=kv_cache.pk), now=now)
-    assert [price for _, price in history] == [
-        kv_cache.p0,
-        kv_cache.p0 + 2 * kv_cache.k,  # the later of the two trades that day
-        kv_cache.p0 + 3 * kv_cache.k,
-        kv_cache.p0 + 3 * kv_cache.k,
-    ]
 
 
 def test_dividend_days_group_the_papers_of_a_day(trader, kv_cache, cs_dc):
