@@ -11,9 +11,9 @@ the p50 and p99 of one render.
     --signed-in   requests carry a trader's real session and CSRF cookies (holdings, watches)
                   (signed-in pages are never served from the page cache)
     --cold        the page cache is off (PAGE_CACHE_SECONDS=0) in the served site
-    --page        list (/list/cs.DC/<date>/, 30 papers), market (/market/) or term (/market/<slug>/);
-                  rules (/market/rules/, text and a worked example, nothing read but the
-                  session and the reader) is the floor: what any signed-in page costs
+    --page        list (/list/cs.DC/<date>/, 30 papers), market (/market/), term
+                  (/market/<slug>/), or rules (/market/rules/, text and a worked example,
+                  nothing read but the session and the reader): the floor of a signed-in page
     --live        while both sides are measured, a busy market trades 20 times a second through
                   market.trading (random buys and sells of the listed terms, the page's own term
                   among them) and a reader toggles a watch of cs.DC once a second through the

@@ -399,9 +399,9 @@ SELECT
 
 @functools.cache
 def _tables_sql() -> str:
-    users = get_user_model()._meta
-    username = users.get_field(users.model.USERNAME_FIELD).column  # type: ignore[union-attr]
-    return _TABLES_SQL.format(users=users.db_table, username=username)
+    model = get_user_model()
+    username = model._meta.get_field(model.USERNAME_FIELD).column  # type: ignore[union-attr]
+    return _TABLES_SQL.format(users=model._meta.db_table, username=username)
 
 
 def term_tables(
