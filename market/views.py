@@ -208,12 +208,12 @@ def _index_table(
                 "views": [(key, label, key == sort) for key, label in MARKET_VIEW_LINKS],
             },
             facts=facts,
-            slots=["rows"],
+            places=["rows"],
         ),
-        size=lambda parts: sum(map(len, parts)),
+        size=len,
     )
-    rows = board.rows(list(page.object_list), facts=facts, now=now) if len(frame) > 1 else []
-    return keep.Piece(frame[0] + "".join(rows) + "".join(frame[1:]))
+    rows = board.rows(list(page.object_list), facts=facts, now=now) if frame.places else []
+    return keep.Piece(frame.join(rows="".join(rows)))
 
 
 # A term's page, quotes and trades ------------------------------------------------------------

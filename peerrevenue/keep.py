@@ -400,21 +400,38 @@ def render_piece(template_name: str, context: Mapping[str, Any], *, facts: Facts
 KEPT_FACTS = "kept_facts"
 
 
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A template's output kept under fewer facts than what goes into it, with named places
+    left for that (a table's heading and pages around rows that each trade changes): a change
+    then costs joining strings rather than rendering the template."""
+
+    texts: tuple[str, ...]  # around the places, one more than there are places
+    places: tuple[str, ...]  # the names of the places the template showed, in order
+
+    def join(self, **html: str) -> str:
+        """The frame with each place filled; a place the template did not show (an empty
+        state in place of a table) takes nothing."""
+        out = [self.texts[0]]
+        for place, text in zip(self.places, self.texts[1:], strict=True):
+            out += [html[place], text]
+        return "".join(out)
+
+    def __len__(self) -> int:  # its share of this process's budget
+        return sum(map(len, self.texts))
+
+
+_PLACE = re.compile(f"<!--kept place {_TAG} ([a-z_]+)-->")
+
+
 def render_frame(
-    template_name: str, context: Mapping[str, Any], *, facts: Facts, slots: Iterable[str]
-) -> tuple[str, ...]:
-    """``render_piece`` with a place left for each of ``slots`` (``{{ slots.NAME }}`` in the
-    template), returned as the texts around them: a frame kept under fewer facts than what
-    goes into it (a table's heading and pages around rows that each trade changes), so that
-    a change costs joining strings rather than the template."""
-    names = list(slots)
-    text = render_piece(
-        template_name, {**context, "slots": dict.fromkeys(names, _SAFE_SLOT)}, facts=facts
-    )
-    parts = tuple(text.split(_SLOT))
-    if len(parts) not in (1, len(names) + 1):  # 1: the template showed none (an empty state)
-        raise AssertionError(f"{template_name} shows {len(parts) - 1} of {len(names)} slots")
-    return parts
+    template_name: str, context: Mapping[str, Any], *, facts: Facts, places: Iterable[str]
+) -> Frame:
+    """``render_piece`` with each of ``places`` (shown as ``{{ places.NAME }}``) left empty,
+    to be filled by ``Frame.join``."""
+    marks = {name: mark_safe(f"<!--kept place {_TAG} {name}-->") for name in places}  # noqa: S308
+    parts = _PLACE.split(render_piece(template_name, {**context, "places": marks}, facts=facts))
+    return Frame(tuple(parts[::2]), tuple(parts[1::2]))
 
 
 def respond(

@@ -158,6 +158,30 @@ def test_a_dividend_shows_on_the_term_page(signed_in, trader, cs_dc, gpu):
     assert "1 mentioning paper" in text or "1 paper" in text
 
 
+# Frames: kept around what changes faster -----------------------------------------------------
+
+
+def test_a_trade_joins_the_market_table_in_its_kept_frame(signed_in, rival, gpu, monkeypatch):
+    Term.objects.create(phrase="consensus")
+    signed_in.get("/market/")
+    frames = renders_of(monkeypatch, keep, "render_frame")
+    buy(rival, gpu, 5)
+    rows = Page.of(signed_in.get("/market/")).rows()
+    gpu.refresh_from_db()
+    gpu_row = next(row for row in rows if row and row[0] == "GPU")
+    assert market_views.format_credits(gpu.price, unit=False) in gpu_row
+    assert any(row and row[0] == "consensus" for row in rows)
+    assert frames == []  # the search, headings and pages were not rendered again
+
+
+def test_a_search_spelling_a_frames_place_is_only_text(signed_in, gpu):
+    mark = f"<!--kept place {keep._TAG} rows-->"
+    response = signed_in.get("/market/", {"q": mark})
+    assert response.status_code == 200
+    assert mark not in response.content.decode()
+    assert "No term matches" in page_text(response)
+
+
 # Nothing of the reader is ever kept ------------------------------------------------------------
 
 
