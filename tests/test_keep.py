@@ -182,6 +182,30 @@ def test_a_search_spelling_a_frames_place_is_only_text(signed_in, gpu):
     assert "No term matches" in page_text(response)
 
 
+def test_a_release_never_reads_what_another_release_kept(signed_in, gpu, monkeypatch):
+    """What an older release kept under the same facts may have another shape (a field more,
+    a template changed): the keys carry the code's digest, so a deploy starts afresh."""
+    current = keep.CODE
+    made: list[str] = []
+    real_key = keep.key
+
+    def recording_key(*args, **kwargs):
+        made.append(real_key(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(keep, "key", recording_key)
+    monkeypatch.setattr(keep, "CODE", "an-older-release")
+    assert signed_in.get("/market/").status_code == 200
+    assert made
+    for name in made:  # in a shape this release does not know
+        cache.set(name, ("an", "older", "shape"))
+    keep.forget_local()
+    monkeypatch.setattr(keep, "CODE", current)
+    response = signed_in.get("/market/")
+    assert response.status_code == 200
+    assert "GPU" in page_text(response)
+
+
 # Nothing of the reader is ever kept ------------------------------------------------------------
 
 
