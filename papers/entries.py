@@ -13,12 +13,20 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from django.db import models
+from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from peerrevenue import keep
 
 from .models import Category, ListingQuerySet, Paper
+from .templatetags.papers import day_heading
+
+if TYPE_CHECKING:
+    from .days import Day
 
 ENTRY_TEMPLATE = "includes/paper_entry.html"
 
@@ -34,19 +42,34 @@ class Entry:
     html: SafeString = SafeString("")
 
 
-def entry_rows(
-    listings: ListingQuerySet, *, offset: int = 0, limit: int | None = None, replacement=False
-) -> list[Entry]:
-    """The visible ``listings`` in page order, as entries to fill (no paper is loaded)."""
-    rows = (
-        listings.visible()
-        .order_by("-date", "paper__arxiv_id")
-        .values_list("date", "paper_id", "paper__stamp", "version")
-    )
-    sliced = rows[offset : offset + limit] if limit is not None else rows[offset:]
+def entry_rows(parts: Iterable[tuple[ListingQuerySet, int, int | None, bool]]) -> list[Entry]:
+    """The visible listings of every part, ``(listings, offset, limit, replacement)``, as
+    entries to fill (no paper is loaded): in one query, part after part, each in page order.
+
+    A part's offset and limit apply to it alone (the stream's slice of its days); a
+    replacement part's entries carry the version the replacement announced.
+    """
+    queries = []
+    for number, (listings, offset, limit, replacement) in enumerate(parts):
+        rows = (
+            listings.visible()
+            .order_by("-date", "paper__arxiv_id")
+            .annotate(
+                part=models.Value(number),
+                arxiv=models.F("paper__arxiv_id"),
+                announced=models.Value(replacement),
+            )
+            .values_list(
+                "part", "date", "arxiv", "paper_id", "paper__stamp", "version", "announced"
+            )
+        )
+        queries.append(rows[offset : offset + limit] if limit is not None else rows[offset:])
+    if len(queries) > 1:
+        # Each part keeps its own order inside the union; the order of the parts is ours.
+        queries = [queries[0].union(*queries[1:], all=True).order_by("part", "-date", "arxiv")]
     return [
         Entry(date, paper_id, stamp, version if replacement else None)
-        for date, paper_id, stamp, version in sliced
+        for _, date, _, paper_id, stamp, version, replacement in (queries[0] if queries else [])
     ]
 
 
@@ -75,3 +98,33 @@ def fill(entries: Iterable[Entry], *, category: Category, facts: keep.Facts) -> 
             keep.put(key, html)
             found[key] = html
         entry.html = mark_safe(html)  # noqa: S308 - rendered by our template, escaped there
+
+
+def days_html(days: Iterable[Day], *, category: Category) -> SafeString:
+    """The page's days around their filled entries, as ``includes/days.html`` shows them.
+
+    Joined here rather than in a template: after one paper's edit, the page is thirty kept
+    strings and a few tags, and a template loop over them cost more than everything else.
+    """
+    out = []
+    for day in days:
+        iso = day.date.isoformat()
+        url = reverse("papers:category_date", args=[category.code, iso])
+        out.append(
+            f'<section class="day" aria-labelledby="day-{iso}">\n'
+            f'<h2 class="day__heading" id="day-{iso}"><a href="{escape(url)}">'
+            f"{escape(day_heading(day.date))}</a></h2>\n"
+        )
+        if day.listings:
+            out += ['<ol class="papers">\n', *(e.html for e in day.listings), "</ol>\n"]
+        if day.replacements:
+            opened = "" if day.listings else " open"
+            out += [
+                f'<details class="replacements"{opened}>\n',
+                f"<summary>Replacements ({len(day.replacements)})</summary>\n",
+                '<ol class="papers">\n',
+                *(e.html for e in day.replacements),
+                "</ol>\n</details>\n",
+            ]
+        out.append("</section>\n")
+    return mark_safe("".join(out))  # noqa: S308 - entries are ours, escaped there; the rest above

@@ -235,7 +235,7 @@ class Paper(models.Model):
             GinIndex(fulltext.title_vector(), name="paper_title_vector"),
             # Category filters look at every category of a paper, not only the primary.
             GinIndex(fields=["categories"], opclasses=["jsonb_path_ops"], name="paper_categories"),
-            # The few hidden papers, which the day counts leave out (ListingQuerySet.day_counts).
+            # The few hidden papers: the counts of papers.CategoryDay's triggers leave them out.
             models.Index(fields=["id"], condition=models.Q(hidden=True), name="paper_hidden"),
         ]
 
@@ -459,28 +459,6 @@ class ListingQuerySet(models.QuerySet):
     def visible(self) -> ListingQuerySet:
         return self.filter(paper__hidden=False)
 
-    def day_counts(self, *, category: Category | int) -> models.QuerySet:
-        """One row per announcement day of the category, newest first: ``date``, ``papers``
-        (new and cross-lists, the day's stream) and ``replacements``.
-
-        Hidden papers are left out by an anti-join on the (tiny) index of hidden papers, not
-        by joining every listing of the category's history to its paper: twenty years of a
-        category are tens of thousands of wide paper rows to visit (0.6 s at 13,000).
-        """
-        hidden = Paper.objects.filter(pk=models.OuterRef("paper_id"), hidden=True)
-        return (
-            self.filter(category=category)
-            .filter(~models.Exists(hidden))
-            .values("date")
-            .annotate(
-                papers=models.Count("id", filter=models.Q(announce_type__in=Listing.STREAM_TYPES)),
-                replacements=models.Count(
-                    "id", filter=~models.Q(announce_type__in=Listing.STREAM_TYPES)
-                ),
-            )
-            .order_by("-date")
-        )
-
     def replacements(self, *, category: Category) -> ListingQuerySet:
         """The category's replacements, newest day first and ascending arXiv id within a day."""
         return (
@@ -568,6 +546,38 @@ class Listing(models.Model):
 
     def __str__(self) -> str:
         return f"{self.category.code} {self.date} {self.paper.arxiv_id} ({self.announce_type})"
+
+
+class CategoryDay(models.Model):
+    """One announcement day of a category and what its pages show of it: ``papers`` (visible
+    new and cross-listed papers, the day's stream) and ``replacements`` (visible replacements).
+
+    Written by the database alone (migration 0020): statement triggers on listings and papers
+    add and take away as listings come and go and papers are hidden or shown, so the category
+    page reads the few days it shows instead of counting the category's whole history. A row
+    whose counts fall to nothing is deleted. Never write it from Python.
+    """
+
+    # No index of its own: the unique constraint below leads with it.
+    category = models.ForeignKey(
+        Category, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    date = models.DateField()
+    papers = models.IntegerField(default=0)
+    replacements = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            # Also the page's index: a category's days by date, counts read from the index.
+            models.UniqueConstraint(
+                fields=["category", "date"],
+                include=["papers", "replacements"],
+                name="unique_category_day",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.category_id} {self.date}: {self.papers} + {self.replacements}"
 
 
 class NameWord(models.Model):

@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from peerrevenue import keep
-from peerrevenue.pagination import page_of, paginate
+from peerrevenue.pagination import number_of, paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
 from . import days, entries, streams
@@ -119,11 +119,15 @@ def _category_response(
 def _category_piece(
     *, code: str, until: dt.date | None, query: QueryDict, facts: keep.Facts
 ) -> keep.Piece:
-    category = get_object_or_404(Category, code=code)
-    counts = days.day_counts(category_id=category.pk)
-    stream = days.Stream(category_id=category.pk, counts=counts, until=until)
-    page = page_of(stream, query.get("page"), per_page=PAPERS_PER_PAGE)
-    page_days = days.days_on_page(stream=stream, page=page, until=until)
+    # Two queries (the category and its days; the page's entries) and the papers of entries
+    # not kept: after one paper's edit, one paper and one entry to render.
+    found = days.read_days(
+        code=code, until=until, page=number_of(query.get("page")), per_page=PAPERS_PER_PAGE
+    )
+    category = found.category
+    page, page_days = days.page_of_days(
+        found=found, given=query.get("page"), per_page=PAPERS_PER_PAGE
+    )
     entries.fill(
         [entry for day in page_days for entry in (*day.listings, *day.replacements)],
         category=category,
@@ -136,7 +140,8 @@ def _category_piece(
         "until": until,
         "page": page,
         "days": page_days,
-        "day_nav": days.navigation(counts=counts, until=opens_on),
+        "days_html": entries.days_html(page_days, category=category),
+        "day_nav": days.navigation(found=found, opens_on=opens_on),
         "today": timezone.localdate(),
         "page_query": query,  # for the pagination's links: there is no request here
     }
