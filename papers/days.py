@@ -24,7 +24,7 @@ from peerrevenue import replicas
 from peerrevenue.pagination import number_of
 
 from .entries import entry_rows
-from .models import Category, CategoryDay, Listing, ListingQuerySet
+from .models import Category, CategoryDay
 
 RECENT_DAYS = 8
 # Far past any page a category has (20 years of cs.DC are ~1,000 pages): a hand-typed huge
@@ -202,22 +202,12 @@ def page_of_days(
     # Past the first page, a page's replacements begin at its first day.
     high = stream.date_at(start) if number > 1 and start < stop else found.until
     low = stream.date_at(stop) if has_next else None
-    listings = Listing.objects.filter(category_id=found.category.pk)
-    parts: list[tuple[ListingQuerySet, int, int | None, bool]] = []
+    window = None
     if start < stop:
         first, skip = stream._day_at(start)
         last, _ = stream._day_at(stop - 1)
-        in_stream = listings.filter(
-            announce_type__in=Listing.STREAM_TYPES, date__range=(last.date, first.date)
-        )
-        parts.append((in_stream, skip, stop - start, False))
-    replaced = listings.exclude(announce_type__in=Listing.STREAM_TYPES)
-    if high is not None:
-        replaced = replaced.filter(date__lte=high)
-    if low is not None:
-        replaced = replaced.filter(date__gt=low)
-    parts.append((replaced, 0, None, True))
-    entries = entry_rows(parts)
+        window = (last.date, first.date, skip, stop - start)
+    entries = entry_rows(category_id=found.category.pk, stream=window, replaced=(low, high))
     page = Page([e for e in entries if e.version is None], number, paginator)
     return page, group_days(
         listings=page.object_list, replacements=[e for e in entries if e.version is not None]

@@ -15,18 +15,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.db import models
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from peerrevenue import keep
+from peerrevenue import keep, replicas
 
-from .models import Category, ListingQuerySet, Paper
+from .models import Category, Listing, Paper
 from .templatetags.papers import day_heading
 
 if TYPE_CHECKING:
     from .days import Day
+
+STREAM_SQL = "(" + ", ".join(f"'{kind}'" for kind in Listing.STREAM_TYPES) + ")"
 
 ENTRY_TEMPLATE = "includes/paper_entry.html"
 
@@ -42,34 +43,53 @@ class Entry:
     html: SafeString = SafeString("")
 
 
-def entry_rows(parts: Iterable[tuple[ListingQuerySet, int, int | None, bool]]) -> list[Entry]:
-    """The visible listings of every part, ``(listings, offset, limit, replacement)``, as
-    entries to fill (no paper is loaded): in one query, part after part, each in page order.
+# The page's stream slice (its days, from an entry's place in the first) and the replacements
+# of the days that end on it, in page order, in one statement. A part's bounds are its days'
+# dates, so neither reads a row of another day however long the category's history is.
+# Built as SQL rather than by the ORM: compiling the union cost more than running it.
+_ENTRIES_SQL = f"""
+(SELECT 0 AS part, l.date, p.arxiv_id, l.paper_id, p.stamp, l.version
+ FROM papers_listing AS l JOIN papers_paper AS p ON p.id = l.paper_id
+ WHERE l.category_id = %(category)s AND l.announce_type IN {STREAM_SQL}
+   AND l.date BETWEEN %(last)s::date AND %(first)s::date AND NOT p.hidden
+ ORDER BY l.date DESC, p.arxiv_id OFFSET %(skip)s LIMIT %(count)s)
+UNION ALL
+(SELECT 1, l.date, p.arxiv_id, l.paper_id, p.stamp, l.version
+ FROM papers_listing AS l JOIN papers_paper AS p ON p.id = l.paper_id
+ WHERE l.category_id = %(category)s AND l.announce_type NOT IN {STREAM_SQL}
+   AND l.date <= coalesce(%(high)s::date, 'infinity')
+   AND l.date > coalesce(%(low)s::date, '-infinity') AND NOT p.hidden)
+ORDER BY part, date DESC, arxiv_id
+"""
 
-    A part's offset and limit apply to it alone (the stream's slice of its days); a
-    replacement part's entries carry the version the replacement announced.
+
+def entry_rows(
+    *,
+    category_id: int,
+    stream: tuple[dt.date, dt.date, int, int] | None,
+    replaced: tuple[dt.date | None, dt.date | None],
+) -> list[Entry]:
+    """A page's visible listings as entries to fill (no paper is loaded): the stream's
+    ``(last day, first day, place in the first day, how many)``, then the replacements of the
+    days after ``replaced``'s low date up to its high one (None: no bound), each in page order.
     """
-    queries = []
-    for number, (listings, offset, limit, replacement) in enumerate(parts):
-        rows = (
-            listings.visible()
-            .order_by("-date", "paper__arxiv_id")
-            .annotate(
-                part=models.Value(number),
-                arxiv=models.F("paper__arxiv_id"),
-                announced=models.Value(replacement),
-            )
-            .values_list(
-                "part", "date", "arxiv", "paper_id", "paper__stamp", "version", "announced"
-            )
-        )
-        queries.append(rows[offset : offset + limit] if limit is not None else rows[offset:])
-    if len(queries) > 1:
-        # Each part keeps its own order inside the union; the order of the parts is ours.
-        queries = [queries[0].union(*queries[1:], all=True).order_by("part", "-date", "arxiv")]
+    last, first, skip, count = stream or (None, None, 0, 0)
+    low, high = replaced
+    params = {
+        "category": category_id,
+        "last": last,
+        "first": first,
+        "skip": skip,
+        "count": count,
+        "low": low,
+        "high": high,
+    }
+    with replicas.reading_connection().cursor() as cursor:
+        cursor.execute(_ENTRIES_SQL, params)
+        rows = cursor.fetchall()
     return [
-        Entry(date, paper_id, stamp, version if replacement else None)
-        for _, date, _, paper_id, stamp, version, replacement in (queries[0] if queries else [])
+        Entry(date, paper_id, stamp, version if part else None)
+        for part, date, _, paper_id, stamp, version in rows
     ]
 
 

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from peerrevenue import keep
@@ -73,6 +74,8 @@ def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
 # Where the reader's own part (the watch form) goes in the kept category page; no text can
 # make it, since names are escaped and abstracts are sanitised without comments.
 WATCH_FORM_SLOT = "<!--the reader's watch form-->"
+# Where the days go in the kept frame of the category page, by the same token.
+DAYS_SLOT = mark_safe("<!--the page's days-->")  # noqa: S308 - a constant comment of our own
 
 
 def category_listing(request: HttpRequest, code: str, date: str | None = None) -> HttpResponse:
@@ -102,6 +105,10 @@ def _category_response(
         ),
         lambda: _category_piece(code=code, until=until, query=request.GET.copy(), facts=facts),
         size=keep.piece_size,
+        # Not in the shared cache: made from kept entries in two queries, it costs less than
+        # pickling 180 kB into Redis on the first request after each change (and fetching it
+        # back in every other process).
+        shared=False,
     )
     watchers = facts["watchers", code]
     context = {
@@ -135,17 +142,38 @@ def _category_piece(
     )
     # Past the first page, newer and older are the days around the page's first day.
     opens_on = page_days[0].date if page.number > 1 and page_days else until
-    context = {
-        "category": category,
-        "until": until,
-        "page": page,
-        "days": page_days,
-        "days_html": entries.days_html(page_days, category=category),
-        "day_nav": days.navigation(found=found, opens_on=opens_on),
-        "today": timezone.localdate(),
-        "page_query": query,  # for the pagination's links: there is no request here
-    }
-    page_html = keep.render_piece("papers/_category_page.html", context, facts=facts)
+    day_nav = days.navigation(found=found, opens_on=opens_on)
+    today = timezone.localdate()
+    # Everything but the days (the head, the way between days, the pagination) is kept by what
+    # it shows, which an edit of a paper does not move: then the page is the kept frame and
+    # the kept entries joined, with no template rendered but the edited paper's entry.
+    frame = keep.get_or_make(
+        keep.key(
+            "category-frame",
+            *(category.pk, category.code, category.name, category.ingest_enabled),
+            *(category.archive_code, category.archive_name),
+            *(until, day_nav, today, bool(page_days)),
+            *(page.number, page.paginator.num_pages, query.urlencode()),
+        ),
+        lambda: keep.render_piece(
+            "papers/_category_page.html",
+            {
+                "category": category,
+                "until": until,
+                "page": page,
+                "days": bool(page_days),
+                "days_html": DAYS_SLOT,
+                "day_nav": day_nav,
+                "today": today,
+                "page_query": query,  # for the pagination's links: there is no request here
+            },
+            facts=facts,
+        ),
+        size=len,
+        shared=False,
+    )
+    before, _, after = frame.partition(DAYS_SLOT)
+    page_html = before + entries.days_html(page_days, category=category) + after
     head_html, _, days_html = page_html.partition(WATCH_FORM_SLOT)
     return keep.Piece(
         days_html,
