@@ -221,8 +221,8 @@ def navigation(*, found: CategoryDays, opens_on: dt.date | None) -> DayNavigatio
         shown, older = (found.near + [None, None])[:2]
         newer = found.newer
     else:
-        # A later page opens on one of its stream days: the days around it are in the stream
-        # read, or (a day of replacements only in between) one query away; rare enough.
+        # A later page opens on one of its stream days; the days around it may hold
+        # replacements only, which the stream read leaves out: one query more.
         return _navigation_around(found=found, day=opens_on)
     missing = found.until if found.until is not None and found.until != shown else None
     return DayNavigation(
@@ -231,12 +231,16 @@ def navigation(*, found: CategoryDays, opens_on: dt.date | None) -> DayNavigatio
 
 
 def _navigation_around(*, found: CategoryDays, day: dt.date | None) -> DayNavigation:
+    # ``day`` is a day of the stream, so an announcement day: the days either side of it, in
+    # one query.
     shown_days = CategoryDay.objects.filter(category_id=found.category.pk)
-    near = list(
-        shown_days.filter(date__lte=day).order_by("-date").values_list("date", flat=True)[:2]
-    )
-    newer = shown_days.filter(date__gt=day).order_by("date").values_list("date", flat=True)
-    shown, older = (near + [None, None])[:2]
+    older = shown_days.filter(date__lt=day).order_by("-date").values_list("date", flat=True)[:1]
+    newer = shown_days.filter(date__gt=day).order_by("date").values_list("date", flat=True)[:1]
+    around = list(older.union(newer, all=True))
     return DayNavigation(
-        shown=shown, newer=newer.first(), older=older, missing=None, recent=found.recent
+        shown=day,
+        newer=next((each for each in around if day is not None and each > day), None),
+        older=next((each for each in around if day is not None and each < day), None),
+        missing=None,
+        recent=found.recent,
     )
