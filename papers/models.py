@@ -163,6 +163,21 @@ class PaperQuerySet(models.QuerySet):
         )
         return self.alias(by_author=matches).filter(by_author=True)
 
+    def counted_slice(self, start: int, stop: int) -> tuple[list[Paper], int]:
+        """Rows ``start`` to ``stop`` of this (ordered) query, and how many rows it has in all,
+        in one query: the count is a window over the rows the index found, so the rows are
+        found once and only the page's are sorted whole (a top-N sort), where a paginator
+        counts them in one scan and sorts every one in another."""
+        rows = list(
+            self.defer("search_vector").annotate(total=models.Window(models.Count("id")))[
+                start:stop
+            ]
+        )
+        if rows:
+            return rows, rows[0].total
+        # Past the end (or nothing at all): the count alone.
+        return rows, self.count() if start else 0
+
 
 class Paper(models.Model):
     # The validator is the paper URL's own pattern: get_absolute_url() must work for every row.

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -26,6 +27,7 @@ from .models import Category, Paper
 PAPERS_PER_PAGE = 30
 DEFAULT_CATEGORY = "cs.DC"
 MAX_AUTHOR_NAME = 300  # arXiv's longest bylines have names well under 100 characters
+MAX_PAGE = 1_000_000  # past any author's last page; keeps a hand-typed ?page= a valid OFFSET
 DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -197,12 +199,31 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
 
 
 def _author_page(request: HttpRequest, name: str) -> HttpResponse:
-    papers = Paper.objects.visible().by_author(name).newest_first()
-    page = paginate(request, papers, per_page=PAPERS_PER_PAGE)
-    if not page.object_list:
+    number = number_of(request.GET.get("page"))
+    start = (min(number, MAX_PAGE) - 1) * PAPERS_PER_PAGE
+    papers, count = (
+        Paper.objects.visible()
+        .by_author(name)
+        .newest_first()
+        .counted_slice(start, start + PAPERS_PER_PAGE)
+    )
+    if not papers:
+        if count:
+            raise Http404("There is no such page.")
         raise Http404(f"There are no papers by “{name}” here.")
-    context = {"name": page.object_list[0].author_named(name), "page": page}
+    page = Page(papers, number, Paginator(Counted(count), PAPERS_PER_PAGE))
+    context = {"name": papers[0].author_named(name), "page": page}
     return render(request, "papers/author.html", context)
+
+
+class Counted:
+    """A list of ``count`` items to the paginator, which asks only its length."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
 
 
 def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
