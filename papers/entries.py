@@ -105,7 +105,7 @@ def fill(entries: Iterable[Entry], *, category: Category, facts: keep.Facts) -> 
     ]
     found = keep.lookup_many(keys)
     missing = [e.paper_id for e, k in zip(entries, keys, strict=True) if k not in found]
-    papers = Paper.objects.defer("search_vector").in_bulk(missing) if missing else {}
+    papers = Paper.objects.for_entries().in_bulk(missing) if missing else {}
     for entry, key in zip(entries, keys, strict=True):
         html = found.get(key)
         if html is None:

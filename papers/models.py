@@ -149,34 +149,18 @@ class PaperQuerySet(models.QuerySet):
         return self.order_by(models.F("submitted_at").desc(nulls_last=True), "-arxiv_id")
 
     def by_author(self, name: str) -> PaperQuerySet:
-        """Papers with an author called `name`, ignoring case and accents (Dağlı = Dagli).
+        """Papers with an author called `name`, ignoring case and accents (Dağlı = Dagli), as
+        far as they are shown (``Authorship`` leaves hidden papers out)."""
+        return self.filter(pk__in=Authorship.objects.named(name).values("paper_id"))
 
-        Compares the rendered names with PostgreSQL's unaccent (migration 0006) through the
-        index of every paper's folded author names (migration 0016), so an author's page reads
-        their papers alone, whatever the size of the corpus.
-        """
-        matches = RawSQL(
-            "public.paper_author_keys(papers_paper.authors)"
-            " @> ARRAY[public.unaccent('public.unaccent'::regdictionary, lower(%s))]",
-            [" ".join(name.split())],
-            output_field=models.BooleanField(),
-        )
-        return self.alias(by_author=matches).filter(by_author=True)
+    # Not shown by any list entry: the search vector, and the four times. Django reads a
+    # timestamp through psycopg's Python loader (its time-zone loader is a subclass of it), a
+    # regular expression each: 120 of them on a page of 30 papers cost more than its query.
+    ENTRY_DEFERRED = ("search_vector", "submitted_at", "updated_at", "created_at", "modified_at")
 
-    def counted_slice(self, start: int, stop: int) -> tuple[list[Paper], int]:
-        """Rows ``start`` to ``stop`` of this (ordered) query, and how many rows it has in all,
-        in one query: the count is a window over the rows the index found, so the rows are
-        found once and only the page's are sorted whole (a top-N sort), where a paginator
-        counts them in one scan and sorts every one in another."""
-        rows = list(
-            self.defer("search_vector").annotate(total=models.Window(models.Count("id")))[
-                start:stop
-            ]
-        )
-        if rows:
-            return rows, rows[0].total
-        # Past the end (or nothing at all): the count alone.
-        return rows, self.count() if start else 0
+    def for_entries(self) -> PaperQuerySet:
+        """Without the columns no list entry shows (``ENTRY_DEFERRED``)."""
+        return self.defer(*self.ENTRY_DEFERRED)
 
 
 class Paper(models.Model):
@@ -593,6 +577,68 @@ class CategoryDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.category_id} {self.date}: {self.papers} + {self.replacements}"
+
+
+def folded_name_sql(placeholder: str = "%s") -> str:
+    """SQL folding a name as the author index folds bylines (papers 0016): unaccent(lower())."""
+    return f"public.unaccent('public.unaccent'::regdictionary, lower({placeholder}))"
+
+
+class AuthorshipQuerySet(models.QuerySet):
+    def named(self, name: str) -> AuthorshipQuerySet:
+        folded = RawSQL(folded_name_sql(), [" ".join(name.split())])
+        return self.filter(name=folded)
+
+
+class Authorship(models.Model):
+    """One author of a shown paper, by the folded name author pages look up, with what the
+    page orders by: an author's page reads its thirty rows and its count from one index
+    (``papers_authorship_page``, migration 0021) instead of visiting every one of the
+    author's papers to sort them.
+
+    Written by the database alone: triggers on papers add a paper's rows, write them again
+    when its authors, submission time, identifier or hidden flag change, and delete them
+    with it. A hidden paper has none. Never write it from Python.
+    """
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
+    name = models.TextField()  # unaccent(lower(the rendered name, else the raw one))
+    submitted_at = models.DateTimeField(null=True)
+    arxiv_id = models.CharField(max_length=32)
+
+    objects = AuthorshipQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.arxiv_id}"
+
+
+# The page of an author's papers and how many there are, in one statement: the rows and the
+# count come from the author's index entries; only the page's thirty papers are read.
+_AUTHOR_PAGE_SQL = """
+SELECT {columns}, page.total
+FROM (SELECT paper_id, submitted_at, arxiv_id, count(*) OVER () AS total
+      FROM papers_authorship WHERE name = {folded}
+      ORDER BY submitted_at DESC NULLS LAST, arxiv_id DESC
+      OFFSET %s LIMIT %s) AS page
+JOIN papers_paper AS p ON p.id = page.paper_id
+ORDER BY page.submitted_at DESC NULLS LAST, page.arxiv_id DESC
+"""
+
+
+def author_page(*, name: str, start: int, stop: int) -> tuple[list[Paper], int]:
+    """Papers ``start`` to ``stop`` of an author's shown papers, newest first (those without
+    a submission time last), and how many they have in all."""
+    shown = [
+        f"p.{field.column}"
+        for field in Paper._meta.concrete_fields
+        if field.name not in PaperQuerySet.ENTRY_DEFERRED
+    ]
+    sql = _AUTHOR_PAGE_SQL.format(columns=", ".join(shown), folded=folded_name_sql())
+    papers = list(Paper.objects.raw(sql, [" ".join(name.split()), start, stop - start]))
+    if papers:
+        return papers, papers[0].total
+    # Past the end, or no such author: the count alone.
+    return papers, Authorship.objects.named(name).count() if start else 0
 
 
 class NameWord(models.Model):

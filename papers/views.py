@@ -23,7 +23,7 @@ from peerrevenue.ratelimit import refuse_if_too_many
 
 from . import days, entries, streams
 from .categories import CS_CATEGORIES
-from .models import Category, Paper
+from .models import Category, Paper, author_page
 
 PAPERS_PER_PAGE = 30
 DEFAULT_CATEGORY = "cs.DC"
@@ -202,12 +202,7 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
 def _author_page(request: HttpRequest, name: str) -> HttpResponse:
     number = number_of(request.GET.get("page"))
     start = (min(number, MAX_PAGE) - 1) * PAPERS_PER_PAGE
-    papers, count = (
-        Paper.objects.visible()
-        .by_author(name)
-        .newest_first()
-        .counted_slice(start, start + PAPERS_PER_PAGE)
-    )
+    papers, count = author_page(name=name, start=start, stop=start + PAPERS_PER_PAGE)
     if not papers:
         if count:
             raise Http404("There is no such page.")

@@ -128,3 +128,24 @@ def test_a_prolific_authors_pages_count_and_continue(client, cs_dc):
     # The oldest (submitted on the 1st: 2609.00028) ends the second page.
     assert titles(second) == ["2609.00028"]
     assert client.get("/author/Ada Lovelace/?page=3").status_code == 404
+
+
+def test_an_author_page_follows_edits_of_bylines_and_hiding_at_once(client, cs_dc):
+    """The author index is kept by the database (papers 0021): whatever writes the paper."""
+    from papers.models import Paper
+
+    paper = paper_by("2609.00001", ["Ada Lovelace"], day=1)
+    paper_by("2609.00002", ["Ada Lovelace"], day=2)
+    assert titles(client.get("/author/Ada Lovelace/")) == ["2609.00002", "2609.00001"]
+    byline = [{"name": "Alan Turing", "name_text": "Alan Turing", "affiliation": ""}]
+    Paper.objects.filter(pk=paper.pk).update(authors=byline)
+    assert titles(client.get("/author/Ada Lovelace/")) == ["2609.00002"]
+    assert titles(client.get("/author/alan turing/")) == ["2609.00001"]
+    Paper.objects.filter(pk=paper.pk).update(hidden=True)
+    assert client.get("/author/Alan Turing/").status_code == 404
+    Paper.objects.filter(pk=paper.pk).update(hidden=False, submitted_at=submitted(3))
+    assert titles(client.get("/author/Alan Turing/")) == ["2609.00001"]
+    paper_by("2609.00003", ["Alan Turing"], day=2)
+    assert titles(client.get("/author/Alan Turing/")) == ["2609.00001", "2609.00003"]
+    Paper.objects.filter(pk=paper.pk).delete()
+    assert titles(client.get("/author/Alan Turing/")) == ["2609.00003"]
