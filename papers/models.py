@@ -536,7 +536,14 @@ class Listing(models.Model):
             )
         ]
         indexes = [
-            models.Index(fields=["category", "-date"], name="listing_category_date"),
+            # A category page's entries: a few days of one category, read from the index alone
+            # (without the types and papers in it the planner walked the days of every
+            # category through listing_date and checked each listing's category in the table).
+            models.Index(
+                fields=["category", "-date"],
+                include=["announce_type", "paper", "version"],
+                name="listing_category_day",
+            ),
             # Search's date filter: the papers announced in a range, read from the index alone.
             # Not a partial index (announce_type in the stream types): a prepared statement's
             # generic plan could not prove its condition and would not use it.
