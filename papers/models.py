@@ -643,7 +643,9 @@ def author_page(*, name: str, start: int, stop: int) -> tuple[list[Paper], int]:
     sql = _AUTHOR_PAGE_SQL.format(columns=", ".join(shown), folded=folded_name_sql())
     papers = list(Paper.objects.raw(sql, [" ".join(name.split()), start, stop - start]))
     if papers:
-        return papers, papers[0].total
+        # The window's count, which raw() sets on each paper as an attribute.
+        total: int = getattr(papers[0], "total")  # noqa: B009 - not a field: mypy cannot see it
+        return papers, total
     # Past the end, or no such author: the count alone.
     return papers, Authorship.objects.named(name).count() if start else 0
 
