@@ -14,7 +14,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from peerrevenue import keep
@@ -72,13 +71,6 @@ def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
         "nav": nav,
     }
     return render(request, "papers/home.html", context)
-
-
-# Where the reader's own part (the watch form) goes in the kept category page; no text can
-# make it, since names are escaped and abstracts are sanitised without comments.
-WATCH_FORM_SLOT = "<!--the reader's watch form-->"
-# Where the days go in the kept frame of the category page, by the same token.
-DAYS_SLOT = mark_safe("<!--the page's days-->")  # noqa: S308 - a constant comment of our own
 
 
 def category_listing(request: HttpRequest, code: str, date: str | None = None) -> HttpResponse:
@@ -158,26 +150,27 @@ def _category_piece(
             *(until, day_nav, today, bool(page_days)),
             *(page.number, page.paginator.num_pages, query.urlencode()),
         ),
-        lambda: keep.render_piece(
+        lambda: keep.render_frame(
             "papers/_category_page.html",
             {
                 "category": category,
                 "until": until,
                 "page": page,
                 "days": bool(page_days),
-                "days_html": DAYS_SLOT,
                 "day_nav": day_nav,
                 "today": today,
                 "page_query": query,  # for the pagination's links: there is no request here
             },
             facts=facts,
+            places=["watch_form", "days"],
         ),
         size=len,
         shared=False,
     )
-    before, _, after = frame.partition(DAYS_SLOT)
-    page_html = before + entries.days_html(page_days, category=category) + after
-    head_html, _, days_html = page_html.partition(WATCH_FORM_SLOT)
+    # The reader's watch form is filled per request, between the piece's two parts.
+    head_html, days_html = frame.split(
+        "watch_form", days=entries.days_html(page_days, category=category)
+    )
     return keep.Piece(
         days_html,
         {

@@ -439,6 +439,22 @@ class Frame:
             out += [html[place], text]
         return "".join(out)
 
+    def split(self, place: str, **html: str) -> tuple[str, str]:
+        """The frame filled as by ``join`` but for ``place``: the texts before and after it
+        (what the page around a kept piece fills per request, such as a reader's own form)."""
+        before: list[str] = [self.texts[0]]
+        after: list[str] = []
+        out = before
+        for name, text in zip(self.places, self.texts[1:], strict=True):
+            if name == place:
+                out = after
+            else:
+                out.append(html[name])
+            out.append(text)
+        if place not in self.places:
+            raise ValueError(f"the frame has no place {place!r}")
+        return "".join(before), "".join(after)
+
     def __len__(self) -> int:  # its share of this process's budget
         return sum(map(len, self.texts))
 
