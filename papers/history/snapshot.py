@@ -12,7 +12,9 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import io
+import os
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,10 +26,14 @@ from papers.arxiv.records import ParsedEntry
 from papers.models import Category, HistorySource, Listing, Paper, PaperVersion
 from papers.signals import history_stored
 
-from .records import MalformedRecord, SnapshotRecord, read_snapshot_line
-from .store import Listable, store_entries, stored_versions, wanted
+from . import indexes
+from .pipeline import Chunk, Filters, Prepared, chunked, prepared_in_order
+from .records import MalformedRecord, read_snapshot_line
+from .store import Listable, store_entries, stored_versions
 
 BATCH = 2_000  # papers a transaction writes: a few seconds of typesetting
+CHUNK = 500  # lines a worker process reads at a time
+SMALL_FILE = 4 * 2**20  # bytes: a file smaller is read in this process (a few thousand lines)
 
 
 @dataclass(frozen=True)
@@ -73,11 +79,6 @@ def _lines(
         yield line, offset, text
 
 
-def _in_range(record: SnapshotRecord, since: dt.date | None, until: dt.date | None) -> bool:
-    day = record.submitted_at.date()
-    return (since is None or day >= since) and (until is None or day <= until)
-
-
 def import_snapshot(
     *,
     path: str | Path,
@@ -85,12 +86,19 @@ def import_snapshot(
     since: dt.date | None = None,
     until: dt.date | None = None,
     batch: int = BATCH,
+    workers: int | None = None,
+    rebuild_indexes: bool | None = None,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> HistorySource:
     """Import the papers of ``categories`` (first submitted between ``since`` and ``until``,
     inclusive, UTC) from the snapshot at ``path``; returns the source with its counts.
 
     Malformed lines are counted (their numbers kept in ``malformed_at``) and skipped.
+    ``workers``: processes that read and typeset the records beside this one, which writes
+    (0: none, all here; by default one fewer than the machine's cores, none for a small file).
+    ``rebuild_indexes``: whether to drop the papers' GIN indexes and build them again at the
+    end (``papers.history.indexes``); by default, when the import turns out to bring more
+    papers than are stored (and many).
     """
     path = Path(path).resolve()
     if not path.is_file():
@@ -99,6 +107,8 @@ def import_snapshot(
     # The file's size too: a new snapshot saved over an interrupted one's file starts afresh
     # rather than resuming at an offset into different lines.
     total = path.stat().st_size
+    if workers is None:
+        workers = default_workers(total)
     key = f"snapshot:{path}:{total}|{','.join(sorted(codes))}|{since or ''}|{until or ''}"
     source, _ = HistorySource.objects.get_or_create(
         key=key[:700], defaults={"kind": HistorySource.Kind.SNAPSHOT}
@@ -109,47 +119,53 @@ def import_snapshot(
         source.started_at = timezone.now()
         source.save()
     months: set[dt.date] = set()
-    # A line can only be kept if it names a chosen code: other whole records are not parsed
-    # at all (a bad field in a record of another category is not ours to report). A line that
-    # is not a whole object, or has no "categories", is parsed, so that it is reported.
-    needles = [code.encode() for code in codes]
+    filters = Filters(codes=codes, since=since, until=until)
     stream, raw = _open(path)
     with stream, raw:
+        # Where this run starts in the file (of a gzip file, not known before reading it).
+        start = source.offset if stream is raw else 0
+        plan = indexes.Plan(source, wanted=rebuild_indexes, start=start, total=total)
         try:
-            pending: list[tuple[int, SnapshotRecord]] = []
-            malformed: list[int] = []
-            records = 0
-            number, offset = source.line, source.offset
-            for number, offset, text in _lines(stream, offset=source.offset, line=source.line):
-                if not text.strip():
-                    continue
-                records += 1
-                whole = text.rstrip().endswith(b"}") and b'"categories"' in text
-                if whole and not any(needle in text for needle in needles):
-                    continue
-                try:
-                    record = read_snapshot_line(text)
-                except MalformedRecord:
-                    malformed.append(number)
-                    continue
-                if wanted(record.categories, codes=codes) and _in_range(record, since, until):
-                    pending.append((number, record))
-                if len(pending) >= batch:
-                    months |= _commit(source, pending, malformed, records, codes, offset, number)
-                    pending, malformed, records = [], [], 0
-                    if on_progress:
-                        on_progress(Progress(done=raw.tell(), total=total, source=source))
-            months |= _commit(source, pending, malformed, records, codes, offset, number, last=True)
+            lines = _lines(stream, offset=source.offset, line=source.line)
+            chunks = chunked(lines, size=min(CHUNK, batch), stored=_stored)
+            read: list[tuple[Chunk, Prepared]] = []
+            offset, number = source.offset, source.line
+            # Closed on the way out, whatever stops the loop: the worker processes end with it.
+            with closing(prepared_in_order(chunks, filters=filters, workers=workers)) as ordered:
+                for chunk, prepared in ordered:
+                    read.append((chunk, prepared))
+                    offset, number = chunk.offset, chunk.line
+                    if sum(len(prepared.kept) for _, prepared in read) >= batch:
+                        months |= _commit(source, read, codes, offset, number)
+                        read = []
+                        plan.after_batch(done=raw.tell())
+                        if on_progress:
+                            on_progress(Progress(done=raw.tell(), total=total, source=source))
+            months |= _commit(source, read, codes, offset, number, last=True)
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise IngestError(f"Cannot read {path}: {exc}") from exc
     if on_progress:
         on_progress(Progress(done=total, total=total, source=source))
+    plan.finish()
     if source.papers_created:
         analyze()
     if months or resumed:
         # Resumed, the months of the run before are not known here: all are recounted.
         history_stored.send_robust(sender=HistorySource, months=None if resumed else months)
     return source
+
+
+def default_workers(size: int) -> int:
+    """Processes to read a file of ``size`` bytes beside the one writing: one fewer than the
+    cores (the writer and PostgreSQL need the rest), none for a file too small to pay for
+    starting them."""
+    if size < SMALL_FILE:
+        return 0
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
+def _stored(arxiv_ids: list[str]) -> dict[str, int]:
+    return {arxiv_id: version for arxiv_id, (_, version) in stored_versions(arxiv_ids).items()}
 
 
 def analyze() -> None:
@@ -163,32 +179,50 @@ def analyze() -> None:
 
 def _commit(
     source: HistorySource,
-    pending: list[tuple[int, SnapshotRecord]],
-    malformed: list[int],
-    records: int,
+    read: list[tuple[Chunk, Prepared]],
     codes: dict[str, int],
     offset: int,
     line: int,
     *,
     last: bool = False,
 ) -> set[dt.date]:
-    # Only the records of papers not stored at this version are read in full (a re-run reads
-    # none): the rest only need their listings checked.
-    known = stored_versions(record.arxiv_id for _, record in pending)
+    """Store the chunks read since the last batch, with the position after them, in one
+    transaction."""
+    malformed = [number for _, prepared in read for number in prepared.malformed]
+    # Decided again here, from what is stored now: the chunks were told before they were sent,
+    # and a batch stored meanwhile may hold one of their papers.
+    kept = [item for _, prepared in read for item in prepared.kept]
+    known = stored_versions(item.arxiv_id for item in kept)
     entries: list[ParsedEntry] = []
     listables: list[Listable] = []
-    for number, record in pending:
-        if record.arxiv_id in known and known[record.arxiv_id][1] >= record.version:
-            listables.append(Listable(record.arxiv_id, record.categories, record.submitted_at))
+    made: dict[str, Paper] = {}
+    days: dict[str, dt.date] = {}
+    for item in kept:
+        if item.arxiv_id in known and known[item.arxiv_id][1] >= item.version:
+            listables.append(Listable(item.arxiv_id, item.categories, item.submitted_at, item.day))
             continue
-        try:
-            entries.append(record.entry())
-        except MalformedRecord:
-            malformed.append(number)
+        entry = item.entry
+        if entry is None:  # said stored when its chunk was sent, and deleted since
+            try:
+                entry = read_snapshot_line(_text(read, item.number)).entry()
+            except MalformedRecord:
+                malformed.append(item.number)
+                continue
+        entries.append(entry)
+        days[item.arxiv_id] = item.day
+        if item.paper is not None:
+            made[item.arxiv_id] = item.paper
     malformed.sort()
     with transaction.atomic():
-        stored = store_entries(entries=entries, categories=codes, listables=listables, known=known)
-        source.records += records
+        stored = store_entries(
+            entries=entries,
+            categories=codes,
+            listables=listables,
+            known=known,
+            made=made,
+            days=days,
+        )
+        source.records += sum(prepared.records for _, prepared in read)
         source.kept += len(entries) + len(listables)
         source.papers_created += stored.papers_created
         source.papers_updated += stored.papers_updated
@@ -200,6 +234,10 @@ def _commit(
             source.finished_at = timezone.now()
         source.save()
     return stored.months
+
+
+def _text(read: list[tuple[Chunk, Prepared]], number: int) -> bytes:
+    return next(text for chunk, _ in read for at, text in chunk.lines if at == number)
 
 
 __all__ = ["BATCH", "Progress", "chosen_categories", "import_snapshot"]

@@ -45,6 +45,7 @@ class Listable:
     arxiv_id: str
     categories: Sequence[str]  # primary first
     submitted_at: dt.datetime  # v1
+    day: dt.date | None = None  # listing_day(submitted_at), if the caller has it already
 
 
 def listing_day(submitted_at: dt.datetime) -> dt.date:
@@ -54,6 +55,15 @@ def listing_day(submitted_at: dt.datetime) -> dt.date:
 
 def wanted(categories: Iterable[str], *, codes: Iterable[str]) -> bool:
     return not set(categories).isdisjoint(codes)
+
+
+def new_paper(entry: ParsedEntry) -> Paper:
+    """The paper an entry makes when nothing of it is stored, typeset (not saved): the
+    costliest part of storing a new paper in Python, which may run in another process."""
+    paper = Paper(arxiv_id=entry.arxiv_id)
+    apply_entry(paper, entry)
+    paper.typeset()
+    return paper
 
 
 def stored_versions(arxiv_ids: Iterable[str]) -> dict[str, tuple[int, int]]:
@@ -72,11 +82,15 @@ def store_entries(
     categories: Mapping[str, int],
     listables: Iterable[Listable] = (),
     known: Mapping[str, tuple[int, int]] | None = None,
+    made: Mapping[str, Paper] | None = None,
+    days: Mapping[str, dt.date] | None = None,
 ) -> Stored:
     """Store the entries (inside the caller's transaction) and list each, and each of the
     ``listables`` (stored papers whose record was not parsed in full), in those of its
     categories that are among ``categories`` (code → category id). ``known``: what
-    ``stored_versions`` said of them, if the caller has just asked (in this transaction)."""
+    ``stored_versions`` said of them, if the caller has just asked (in this transaction).
+    ``made``: ``new_paper`` of some entries, by arXiv id, if the caller has made them already;
+    ``days``: their listing days, likewise."""
     newest: dict[str, ParsedEntry] = {}
     for entry in entries:
         seen = newest.get(entry.arxiv_id)
@@ -87,9 +101,9 @@ def store_entries(
         # A savepoint: a daily ingest may create one of these papers meanwhile (the unique
         # arxiv_id refuses ours); the second attempt finds it stored and updates it instead.
         with transaction.atomic():
-            return _store(newest, listables, categories, known)
+            return _store(newest, listables, categories, known, made or {}, days or {})
     except IntegrityError:
-        return _store(newest, listables, categories, None)
+        return _store(newest, listables, categories, None, made or {}, days or {})
 
 
 def _store(
@@ -97,6 +111,8 @@ def _store(
     listables: list[Listable],
     categories: Mapping[str, int],
     known: Mapping[str, tuple[int, int]] | None,
+    made: Mapping[str, Paper],
+    days: Mapping[str, dt.date],
 ) -> Stored:
     stored = Stored()
     if known is None:
@@ -104,9 +120,9 @@ def _store(
     keys = {arxiv_id: pk for arxiv_id, (pk, _) in known.items()}
     new: list[Paper] = []
     for arxiv_id in sorted(newest.keys() - known.keys()):
-        paper = Paper(arxiv_id=arxiv_id)
-        apply_entry(paper, newest[arxiv_id])
-        paper.typeset()
+        paper = made.get(arxiv_id)
+        if paper is None or paper.version != newest[arxiv_id].version:
+            paper = new_paper(newest[arxiv_id])
         new.append(paper)
     for paper, pk in zip(new, _new_keys(len(new)), strict=True):
         paper.pk = keys[paper.arxiv_id] = pk
@@ -123,21 +139,21 @@ def _store(
     rows: list[tuple[int, int, dt.date, str]] = []
     for listable in [
         *(
-            Listable(e.arxiv_id, e.categories, e.submitted_at)
+            Listable(e.arxiv_id, e.categories, e.submitted_at, days.get(e.arxiv_id))
             for e in newest.values()
             if e.submitted_at
         ),
         *listables,
     ]:
-        day = listing_day(listable.submitted_at)
+        day = listable.day or listing_day(listable.submitted_at)
         primary = listable.categories[0]
         for code in dict.fromkeys(listable.categories):
             if code in categories and listable.arxiv_id in keys:
                 kind = "new" if code == primary else "cross"
                 rows.append((categories[code], keys[listable.arxiv_id], day, kind))
-    days = _list(rows)
-    stored.listings_created = len(days)
-    stored.months = {day.replace(day=1) for day in days}
+    listed = _list(rows)
+    stored.listings_created = len(listed)
+    stored.months = {day.replace(day=1) for day in listed}
     _copy_papers(new)
     stored.papers_created = len(new)
     return stored
