@@ -36,6 +36,9 @@ from .store import listing_day, new_paper, wanted
 # never waits for the importing process, few enough to keep memory flat.
 IN_FLIGHT = 3
 
+# A record's categories, when written without escapes (as the snapshot writes codes).
+_CATEGORIES = re.compile(rb'"categories"\s*:\s*"([^"\\]*)"')
+
 # The snapshot writes each object with its id first: enough to ask what is stored without
 # decoding the line (a line it does not match is simply read in full).
 _ID = re.compile(rb'^\s*\{\s*"id"\s*:\s*"([^"\\]{1,32})"')
@@ -49,17 +52,22 @@ class Filters:
     codes: dict[str, int]
     since: dt.date | None = None
     until: dt.date | None = None
+    _encoded: frozenset[bytes] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # A line can only be kept if it names a chosen code: other whole records are not
-        # parsed at all (a bad field in a record of another category is not ours to report).
-        object.__setattr__(self, "_needles", [code.encode() for code in self.codes])
+        object.__setattr__(self, "_encoded", frozenset(code.encode() for code in self.codes))
 
     def skips_unread(self, text: bytes) -> bool:
-        """Whether the line is a whole record naming none of the codes (a line that is not a
-        whole object, or has no "categories", is parsed, so that it is reported)."""
-        whole = text.rstrip().endswith(b"}") and b'"categories"' in text
-        return whole and not any(needle in text for needle in self._needles)  # type: ignore[attr-defined]
+        """Whether the line is a whole record whose categories are none of the chosen ones:
+        other records are not parsed at all (a bad field in a record of another category is
+        not ours to report). A line that is not a whole object, or does not say its categories
+        once and plainly, is parsed, so that it is reported or read as JSON reads it."""
+        if not text.rstrip().endswith(b"}") or text.count(b'"categories"') != 1:
+            return False
+        found = _CATEGORIES.search(text)
+        if found is None:
+            return False
+        return self._encoded.isdisjoint(found[1].split())
 
     def keeps(self, record: SnapshotRecord) -> bool:
         day = record.submitted_at.date()

@@ -214,6 +214,11 @@ def _commit(
             made[item.arxiv_id] = item.paper
     malformed.sort()
     with transaction.atomic():
+        # A crash may lose the last batches committed without this wait for the disk, but
+        # never a batch without its position (they commit together): the resumed import
+        # redoes exactly what was lost.
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO off")
         stored = store_entries(
             entries=entries,
             categories=codes,

@@ -192,3 +192,20 @@ def test_only_our_index_definitions_are_ever_rebuilt(categories):  # noqa: F811
     with pytest.raises(ValueError, match="Not an index definition"):
         indexes.rebuild(source)
     assert Paper.objects.count() == 0  # the table is still there to count
+
+
+def test_records_are_chosen_by_their_categories_before_being_read(categories, tmp_path):  # noqa: F811
+    lines = SNAPSHOT.read_bytes().splitlines(keepends=True)
+    # The first record's categories spelled with an escape: read as JSON reads it, and kept.
+    escaped = lines[0].replace(b'"categories": "cs.DC cs.LG"', b'"categories": "cs\\u002eDC"')
+    assert escaped != lines[0]
+    # Another category's record with a broken field: not ours to report. One that names
+    # cs.DC only in its title is read, and kept out by its categories.
+    other = b'{"id": "2401.00199", "title": "On cs.DC", "categories": "math.GT", "versions": 3}\n'
+    path = tmp_path / "snapshot.json"
+    path.write_bytes(escaped + other)
+
+    source = import_snapshot(path=path, categories=categories)
+
+    assert list(Paper.objects.values_list("arxiv_id", "categories")) == [("2401.00101", ["cs.DC"])]
+    assert (source.records, source.kept, source.malformed) == (2, 1, 0)
