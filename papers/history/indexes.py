@@ -15,12 +15,15 @@ is resumed to its end.
 
 from __future__ import annotations
 
+import logging
 import re
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.db.backends.utils import CursorWrapper
 
 from papers.models import HistorySource, Paper
+
+_log = logging.getLogger(__name__)
 
 #: The indexes set aside: every GIN index of the papers' table.
 SET_ASIDE = ("paper_search_vector", "paper_title_vector", "paper_categories", "paper_author_keys")
@@ -49,10 +52,24 @@ def worth_setting_aside(*, created: int, done: int, total: int) -> bool:
     return projected >= stored_before
 
 
-def set_aside(source: HistorySource) -> None:
-    """Drop the indexes (those that exist), noting their definitions on ``source``."""
+def set_aside(source: HistorySource) -> bool:
+    """Drop the indexes (those that exist), noting their definitions on ``source``; false if
+    the table stayed busy (the import then keeps them)."""
+    try:
+        _drop(source)
+    except OperationalError:  # lock_timeout
+        source.refresh_from_db(fields=["dropped_indexes"])
+        _log.warning("The papers' indexes were kept: the table stayed busy.")
+        return False
+    return True
+
+
+def _drop(source: HistorySource) -> None:
     table = Paper._meta.db_table
     with transaction.atomic(), connection.cursor() as cursor:
+        # A drop waits for the table to itself, and page reads queue behind it meanwhile: wait
+        # no longer than a reader would bear.
+        cursor.execute("SET LOCAL lock_timeout = '3s'")
         cursor.execute(
             "SELECT indexname, indexdef FROM pg_indexes"
             " WHERE schemaname = current_schema() AND tablename = %s AND indexname = ANY(%s)",

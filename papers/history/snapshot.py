@@ -5,6 +5,10 @@ a batch at a time, each batch in one transaction together with the source's posi
 byte offset of the next line in the uncompressed stream, and its number). An interrupted
 import therefore resumes after the last batch stored; a finished one, run again, reads the
 file afresh and changes nothing.
+
+The lines are parsed and typeset by worker processes (``pipeline``) while this process writes;
+a big import into a small history sets the papers' GIN indexes aside and builds them at its
+end (``indexes``).
 """
 
 from __future__ import annotations

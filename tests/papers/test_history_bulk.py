@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import os
 
+import psycopg
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
@@ -209,3 +210,24 @@ def test_records_are_chosen_by_their_categories_before_being_read(categories, tm
 
     assert list(Paper.objects.values_list("arxiv_id", "categories")) == [("2401.00101", ["cs.DC"])]
     assert (source.records, source.kept, source.malformed) == (2, 1, 0)
+
+
+def test_a_busy_table_keeps_its_indexes(categories, caplog):  # noqa: F811
+    # Another session reading papers in a long transaction: dropping an index would wait for
+    # it, and every page read would queue behind the drop.
+    settings = connection.settings_dict
+    with psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        password=settings["PASSWORD"],
+        dbname=settings["NAME"],
+    ) as other:
+        other.execute("SELECT count(*) FROM papers_paper").fetchone()
+
+        source = import_snapshot(path=SNAPSHOT, categories=categories, rebuild_indexes=True)
+
+        other.rollback()
+    assert "indexes were kept: the table stayed busy" in caplog.text
+    assert paper_indexes() == set(indexes.SET_ASIDE)
+    assert source.dropped_indexes == {} and source.papers_created == 4
