@@ -24,10 +24,10 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from typing import Any
 
 from papers.arxiv.errors import IngestError
 from papers.arxiv.records import ParsedEntry
-from papers.models import Paper
 
 from .records import MalformedRecord, SnapshotRecord, read_snapshot_line
 from .store import listing_day, new_paper, wanted
@@ -99,7 +99,7 @@ class Kept:
     submitted_at: dt.datetime  # v1
     day: dt.date  # the day v1 would have been listed
     entry: ParsedEntry | None = None  # read in full: not stored at this version when asked
-    paper: Paper | None = None  # the entry as a new paper, typeset
+    paper: dict[str, Any] | None = None  # the entry's new paper, typeset (``new_paper``)
 
 
 @dataclass

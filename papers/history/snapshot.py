@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -199,7 +200,7 @@ def _commit(
     known = stored_versions(item.arxiv_id for item in kept)
     entries: list[ParsedEntry] = []
     listables: list[Listable] = []
-    made: dict[str, Paper] = {}
+    made: dict[str, dict[str, Any]] = {}
     days: dict[str, dt.date] = {}
     for item in kept:
         if item.arxiv_id in known and known[item.arxiv_id][1] >= item.version:

@@ -59,13 +59,16 @@ def wanted(categories: Iterable[str], *, codes: Iterable[str]) -> bool:
     return not set(categories).isdisjoint(codes)
 
 
-def new_paper(entry: ParsedEntry) -> Paper:
-    """The paper an entry makes when nothing of it is stored, typeset (not saved): the
-    costliest part of storing a new paper in Python, which may run in another process."""
+def new_paper(entry: ParsedEntry) -> dict[str, Any]:
+    """The columns of the paper an entry makes when nothing of it is stored, typeset (its key
+    and clocks are the store's): the costliest part of storing a new paper in Python, which
+    may run in another process. Plain values, which cross to the writing process cheaply (a
+    model instance took longer to unpickle than to write)."""
     paper = Paper(arxiv_id=entry.arxiv_id)
     apply_entry(paper, entry)
     paper.typeset()
-    return paper
+    values = paper.__dict__
+    return {name: values[name] for name in _COPIED if name not in _AUTOMATIC}
 
 
 def stored_versions(arxiv_ids: Iterable[str]) -> dict[str, tuple[int, int]]:
@@ -105,7 +108,7 @@ def store_entries(
     categories: Mapping[str, int],
     listables: Iterable[Listable] = (),
     known: Mapping[str, tuple[int, int]] | None = None,
-    made: Mapping[str, Paper] | None = None,
+    made: Mapping[str, dict[str, Any]] | None = None,
     days: Mapping[str, dt.date] | None = None,
 ) -> Stored:
     """Store the entries (inside the caller's transaction) and list each, and each of the
@@ -134,23 +137,24 @@ def _store(
     listables: list[Listable],
     categories: Mapping[str, int],
     known: Mapping[str, tuple[int, int]] | None,
-    made: Mapping[str, Paper],
+    made: Mapping[str, dict[str, Any]],
     days: Mapping[str, dt.date],
 ) -> Stored:
     stored = Stored()
     if known is None:
         known = stored_versions([*newest, *(listable.arxiv_id for listable in listables)])
     keys = {arxiv_id: pk for arxiv_id, (pk, _) in known.items()}
-    new: list[Paper] = []
+    new: list[dict[str, Any]] = []
     for arxiv_id in sorted(newest.keys() - known.keys()):
         paper = made.get(arxiv_id)
-        if paper is None or paper.version != newest[arxiv_id].version:
+        if paper is None or paper["version"] != newest[arxiv_id].version:
             paper = new_paper(newest[arxiv_id])
         new.append(paper)
     for paper, pk in zip(new, _new_keys(len(new)), strict=True):
-        paper.pk = keys[paper.arxiv_id] = pk
+        paper["id"] = keys[paper["arxiv_id"]] = pk
     versions = [
-        (paper.pk, paper.version, paper.title, paper.abstract, paper.updated_at) for paper in new
+        (paper["id"], paper["version"], paper["title"], paper["abstract"], paper["updated_at"])
+        for paper in new
     ]
     outdated = sorted(
         a for a, (_, version) in known.items() if a in newest and version < newest[a].version
@@ -194,21 +198,25 @@ def _new_keys(count: int) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def _copy_papers(papers: list[Paper]) -> None:
-    """COPY the new papers, keys included. Values are prepared here rather than by each
-    field's get_db_prep_save (a third of the import's Python time at a million papers): the
-    columns are plain text, numbers, times, booleans and JSON."""
+# The columns a COPY writes (all but the generated one), and those the store sets itself.
+_COPIED = [field.attname for field in Paper._meta.concrete_fields if not field.generated]
+_AUTOMATIC = {"id", "created_at", "modified_at", "stamp"}
+
+
+def _copy_papers(papers: list[dict[str, Any]]) -> None:
+    """COPY the new papers (``new_paper``'s columns and their keys). Values are prepared here
+    rather than by each field's get_db_prep_save (a third of the import's Python time at a
+    million papers): the columns are plain text, numbers, times, booleans and JSON."""
     if not papers:
         return
     quote = connection.ops.quote_name
-    fields = [field for field in Paper._meta.concrete_fields if not field.generated]
+    fields = {field.attname: field for field in Paper._meta.concrete_fields}
     now = timezone.now()
     automatic = {"created_at": now, "modified_at": now, "stamp": 0}
-    is_json = [isinstance(field, models.JSONField) for field in fields]
-    names = [field.attname for field in fields]
+    is_json = [isinstance(fields[name], models.JSONField) for name in _COPIED]
     sql = (
         f"COPY {quote(Paper._meta.db_table)} "
-        f"({', '.join(quote(field.column) for field in fields)}) FROM STDIN"
+        f"({', '.join(quote(fields[name].column) for name in _COPIED)}) FROM STDIN"
     )
     started = time.monotonic()
     with (
@@ -216,8 +224,7 @@ def _copy_papers(papers: list[Paper]) -> None:
         connection.wrap_database_errors,
         cursor.cursor.copy(sql) as copy,
     ):
-        for paper in papers:
-            values = paper.__dict__
+        for values in papers:
             copy.write_row(
                 [
                     automatic[name]
@@ -225,16 +232,13 @@ def _copy_papers(papers: list[Paper]) -> None:
                     else json.dumps(values[name])
                     if json_field
                     else values[name]
-                    for name, json_field in zip(names, is_json, strict=True)
+                    for name, json_field in zip(_COPIED, is_json, strict=True)
                 ]
             )
     if connection.queries_logged:
         connection.queries_log.append(
             {"sql": f"{sql} -- {len(papers)} rows", "time": f"{time.monotonic() - started:.3f}"}
         )
-    for paper in papers:
-        paper._state.adding = False
-        paper._state.db = connection.alias
 
 
 def _insert_versions(rows: list[tuple[int, int, str, str, dt.datetime | None]]) -> None:
