@@ -135,7 +135,9 @@ def prepare(chunk: Chunk, filters: Filters) -> Prepared:
             except MalformedRecord:
                 prepared.malformed.append(number)
                 continue
-            paper = new_paper(entry)
+            # A stored paper's newer version is typeset by the update, if its TeX changed.
+            if record.arxiv_id not in chunk.stored:
+                paper = new_paper(entry)
         prepared.kept.append(
             Kept(
                 number=number,

@@ -5,6 +5,7 @@ as the plain import; a worker that dies is reported and the import resumes."""
 from __future__ import annotations
 
 import io
+import json
 import os
 
 import psycopg
@@ -231,3 +232,27 @@ def test_a_busy_table_keeps_its_indexes(categories, caplog):  # noqa: F811
     assert "indexes were kept: the table stayed busy" in caplog.text
     assert paper_indexes() == set(indexes.SET_ASIDE)
     assert source.dropped_indexes == {} and source.papers_created == 4
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_newer_snapshot_brings_a_stored_paper_up_to_its_version(categories, tmp_path, workers):  # noqa: F811
+    revised = SNAPSHOT.read_bytes().splitlines(keepends=True)[2]
+    first = json.loads(revised)
+    first.update(title="Replication on $\\mathcal{O}(1)$ holidays", comments=None)
+    first["versions"] = first["versions"][:1]
+    older, newer = tmp_path / "older.json", tmp_path / "newer.json"
+    older.write_text(json.dumps(first) + "\n")
+    newer.write_bytes(revised)
+    import_snapshot(path=older, categories=categories, workers=workers)
+    assert "<math" in Paper.objects.get().title_html
+
+    source = import_snapshot(path=newer, categories=categories, workers=workers)
+
+    paper = Paper.objects.get()
+    assert (source.papers_created, source.papers_updated, source.listings_created) == (0, 1, 0)
+    assert (paper.version, paper.title_html) == (2, "Replication submitted on Christmas Day")
+    assert paper.comment == "v2: typos fixed"
+    assert list(paper.versions.order_by("number").values_list("number", "title")) == [
+        (1, "Replication on $\\mathcal{O}(1)$ holidays"),
+        (2, "Replication submitted on Christmas Day"),
+    ]
