@@ -162,11 +162,11 @@ def import_snapshot(
 
 def default_workers(size: int) -> int:
     """Processes to read a file of ``size`` bytes beside the one writing: one fewer than the
-    cores (the writer and PostgreSQL need the rest), none for a file too small to pay for
-    starting them."""
+    cores (the writer and PostgreSQL need the rest; none on one core), none for a file too
+    small to pay for starting them."""
     if size < SMALL_FILE:
         return 0
-    return max(1, (os.cpu_count() or 1) - 1)
+    return max(0, (os.cpu_count() or 1) - 1)
 
 
 def _stored(arxiv_ids: list[str]) -> dict[str, int]:

@@ -256,3 +256,11 @@ def test_a_newer_snapshot_brings_a_stored_paper_up_to_its_version(categories, tm
         (1, "Replication on $\\mathcal{O}(1)$ holidays"),
         (2, "Replication submitted on Christmas Day"),
     ]
+
+
+def test_worker_processes_are_used_for_a_big_file_and_leave_a_core(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert snapshot_module.default_workers(snapshot_module.SMALL_FILE - 1) == 0
+    assert snapshot_module.default_workers(10 * snapshot_module.SMALL_FILE) == 1
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert snapshot_module.default_workers(10 * snapshot_module.SMALL_FILE) == 0
