@@ -133,14 +133,14 @@ def import_snapshot(
         try:
             lines = _lines(stream, offset=source.offset, line=source.line)
             chunks = chunked(lines, size=min(CHUNK, batch), stored=_stored)
-            read: list[tuple[Chunk, Prepared]] = []
+            read: list[tuple[dict[int, bytes], Prepared]] = []
             offset, number = source.offset, source.line
             # Closed on the way out, whatever stops the loop: the worker processes end with it.
             with closing(prepared_in_order(chunks, filters=filters, workers=workers)) as ordered:
                 for chunk, prepared in ordered:
-                    read.append((chunk, prepared))
+                    read.append((_unread(chunk, prepared), prepared))
                     offset, number = chunk.offset, chunk.line
-                    if sum(len(prepared.kept) for _, prepared in read) >= batch:
+                    if sum(len(done.kept) for _, done in read) >= batch:
                         months |= _commit(source, read, codes, offset, number)
                         read = []
                         plan.after_batch(done=raw.tell())
@@ -184,7 +184,7 @@ def analyze() -> None:
 
 def _commit(
     source: HistorySource,
-    read: list[tuple[Chunk, Prepared]],
+    read: list[tuple[dict[int, bytes], Prepared]],
     codes: dict[str, int],
     offset: int,
     line: int,
@@ -246,8 +246,16 @@ def _commit(
     return stored.months
 
 
-def _text(read: list[tuple[Chunk, Prepared]], number: int) -> bytes:
-    return next(text for chunk, _ in read for at, text in chunk.lines if at == number)
+def _unread(chunk: Chunk, prepared: Prepared) -> dict[int, bytes]:
+    """The lines of the kept records a worker did not read in full (said stored), which the
+    batch may yet need: only those are held until it commits, not the whole chunk (when one
+    line in thirty is of a chosen category, a batch spans a hundred chunks)."""
+    numbers = {item.number for item in prepared.kept if item.entry is None}
+    return {number: text for number, text in chunk.lines if number in numbers}
+
+
+def _text(read: list[tuple[dict[int, bytes], Prepared]], number: int) -> bytes:
+    return next(lines[number] for lines, _ in read if number in lines)
 
 
 __all__ = ["BATCH", "Progress", "chosen_categories", "import_snapshot"]
