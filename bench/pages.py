@@ -11,7 +11,9 @@ the p50 and p99 of one render.
     --signed-in   requests carry a trader's real session and CSRF cookies (holdings, watches)
                   (signed-in pages are never served from the page cache)
     --cold        the page cache is off (PAGE_CACHE_SECONDS=0) in the served site
-    --page        list (/list/cs.DC/<date>/, 30 papers), market (/market/) or term (/market/<slug>/)
+    --page        list (/list/cs.DC/<date>/, 30 papers), market (/market/), term
+                  (/market/<slug>/), or rules (/market/rules/, text and a worked example,
+                  nothing read but the session and the reader): the floor of a signed-in page
     --live        while both sides are measured, a busy market trades 20 times a second through
                   market.trading (random buys and sells of the listed terms, the page's own term
                   among them) and a reader toggles a watch of cs.DC once a second through the
@@ -129,6 +131,8 @@ def page_path(page: str) -> str:
 
     if page == "market":
         return "/market/"
+    if page == "rules":
+        return "/market/rules/"
     if page == "term":
         term = Term.objects.listed().order_by("pk").first()
         if term is None:
@@ -307,7 +311,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--signed-in", action="store_true", help="as a trader with a session")
     parser.add_argument("--cold", action="store_true", help="with the page cache off")
-    parser.add_argument("--page", choices=["list", "market", "term"], default="list")
+    parser.add_argument("--page", choices=["list", "market", "term", "rules"], default="list")
     parser.add_argument("--live", action="store_true", help="measure while the market trades")
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)

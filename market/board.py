@@ -25,7 +25,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from peerrevenue import keep, replicas
 
-from . import charts, curve, stats
+from . import charts, curve, series, stats
 from .models import Term
 from .tickers import TICKER_SECONDS, clock_bucket
 
@@ -52,6 +52,7 @@ class Figures:
     holder_count: int
     recent_mentions: int
     traded_7d: int
+    latest_trade: tuple[dt.datetime, int] | None  # (time, price after), for the sparkline
     # Sort keys, made once rather than on every comparison.
     phrase_lower: str = ""
     move_1d_bp: int = 0
@@ -101,15 +102,20 @@ def _then(facts: keep.Facts, bucket: int) -> dict[int, _Then]:
     return keep.get_or_make(name, make, seconds=KEPT_SECONDS)
 
 
-# A term's present: its row, its holders and its shares traded in the last week. Raw SQL, one
-# statement for any number of terms: the ORM's compilation of the same would cost more than
-# running it, on the request right after a trade.
+# A term's present: its row, its holders, its shares traded in the last week and its latest
+# trade (the sparkline's open hour). Raw SQL, one statement for any number of terms: the ORM's
+# compilation of the same would cost more than running it, on the request right after a trade.
 _NOW_SQL = """
 SELECT t.id, t.slug, t.phrase, t.aliases, t.status, t.status_reason, t.supply, t.p0, t.k,
        (SELECT count(*) FROM market_holding AS h WHERE h.term_id = t.id AND h.shares > 0),
        (SELECT coalesce(sum(r.shares), 0) FROM market_trade AS r
-         WHERE r.term_id = t.id AND r.created_at >= %s)
+         WHERE r.term_id = t.id AND r.created_at >= %s),
+       latest.created_at, latest.price_after
   FROM market_term AS t
+  LEFT JOIN LATERAL (
+       SELECT r.created_at, r.price_after FROM market_trade AS r
+        WHERE r.term_id = t.id ORDER BY r.term_version DESC LIMIT 1
+  ) AS latest ON true
  WHERE t.id = ANY(%s) AND t.status <> 'delisted'
 """
 
@@ -120,8 +126,11 @@ def _aliases(value: object) -> tuple[str, ...]:
     return tuple(a for a in found if isinstance(a, str)) if isinstance(found, list) else ()
 
 
-def _figures_key(pk: int, stamp: int, facts: keep.Facts, bucket: int) -> str:
-    return keep.key("term-figures", pk, stamp, facts["mentions"], facts["papers"], bucket)
+def _figures_key(pk: int, stamp: int, facts: keep.Facts, bucket: int) -> tuple[object, ...]:
+    # A plain tuple, not a hashed key: figures are kept in this process only, and a request
+    # after a trade asks for every term's (hashing two hundred keys would cost more than the
+    # query that makes one term's figures again).
+    return ("term-figures", pk, stamp, facts["mentions"], facts["papers"], bucket)
 
 
 def every_term(facts: keep.Facts, *, now: dt.datetime) -> list[Figures]:
@@ -139,7 +148,9 @@ def every_term(facts: keep.Facts, *, now: dt.datetime) -> list[Figures]:
         with replicas.reading_connection().cursor() as cursor:
             cursor.execute(_NOW_SQL, [now - dt.timedelta(days=7), missing])
             present = cursor.fetchall()
-        for pk, slug, phrase, aliases, status, reason, supply, p0, k, holders, traded in present:
+        for row in present:
+            pk, slug, phrase, aliases, status, reason, supply, p0, k, holders, traded = row[:11]
+            latest_at, latest_price = row[11:]
             past = then.get(pk, _Then(0, 0, 0))  # listed after the bucket began: no past yet
             price_now = curve.price(supply, p0=p0, k=k)
             price_1d = curve.price(past.supply_1d, p0=p0, k=k)
@@ -161,6 +172,7 @@ def every_term(facts: keep.Facts, *, now: dt.datetime) -> list[Figures]:
                 holder_count=holders,
                 recent_mentions=past.recent_mentions,
                 traded_7d=traded,
+                latest_trade=(latest_at, latest_price) if latest_at is not None else None,
             )
             # Kept under the stamp read before the query: a trade in between is kept under
             # the old stamp, which the next request no longer asks for.
@@ -223,7 +235,9 @@ def rows(figures: Sequence[Figures], *, facts: keep.Facts, now: dt.datetime) -> 
     }
     kept = keep.lookup_many(names.values())
     missing = [f for f in figures if names[f.pk] not in kept]
-    lines = stats.sparklines(terms=missing, now=now) if missing else {}
+    lines = series.sparklines(
+        terms=missing, now=now, latest={f.pk: f.latest_trade for f in missing}
+    )
     for term in missing:
         spark = charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days")
         html = keep.render_piece(

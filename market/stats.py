@@ -16,12 +16,15 @@ The curve in SQL comes from ``market.curve`` (its ``*_sql`` expressions), beside
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db.models import (
     Count,
@@ -36,9 +39,12 @@ from django.db.models import (
     Value,
     Window,
 )
-from django.db.models.functions import Abs, Coalesce, Lower, Rank, Trunc
+from django.db.models.functions import Abs, Coalesce, Lower, Rank
+from django.urls import reverse
+from django.utils import timezone
 
 from papers.models import Listing
+from peerrevenue import replicas
 
 from . import curve
 from .cash import cash_of
@@ -52,14 +58,12 @@ from .models import (
     Term,
     Trade,
 )
+from .units import format_credits
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
 RECENT_ANNOUNCEMENT_DAYS = 7
-SPARKLINE_DAYS = 7
-# Beyond this age a term's chart has one point a day instead of one an hour.
-HOURLY_CHART_MAX_AGE = dt.timedelta(days=14)
 
 # Money that was given rather than earned; the leaderboard subtracts it from net worth.
 GIVEN_KINDS = (LedgerTransaction.Kind.GRANT, LedgerTransaction.Kind.ADJUSTMENT)
@@ -261,73 +265,6 @@ def market_terms(
     return priced.order_by(*order, "phrase_lower", "pk")
 
 
-# Price series -----------------------------------------------------------------------------
-
-Series = list[tuple[dt.datetime, int]]
-
-
-def _bucketed_trades(*, term_ids: Sequence[int], since: dt.datetime, bucket: str) -> QuerySet:
-    """The last trade of each term in each ``bucket`` ("hour" or "day") after ``since``.
-
-    Per term, trades are serialised by the term's row lock, so the highest id in a bucket is
-    the last trade in it.
-    """
-    last_ids = (
-        Trade.objects.filter(term_id__in=term_ids, created_at__gt=since)
-        .annotate(bucket=Trunc("created_at", bucket))
-        .order_by()
-        .values("term_id", "bucket")
-        .annotate(last_id=Max("id"))
-        .values("last_id")
-    )
-    return (
-        Trade.objects.filter(id__in=Subquery(last_ids))
-        .order_by("term_id", "term_version")
-        .values_list("term_id", "created_at", "price_after")
-    )
-
-
-class PricedThenAndNow(Protocol):
-    @property
-    def pk(self) -> int: ...
-    @property
-    def price_7d(self) -> int: ...
-    @property
-    def price_now(self) -> int: ...
-
-
-def sparklines(*, terms: Iterable[PricedThenAndNow], now: dt.datetime) -> dict[int, Series]:
-    """Each term's price over the last week as (time, µ¢) steps, from a week ago to ``now``.
-
-    ``terms`` carry ``price_7d`` and ``price_now`` (the figures of :func:`market_terms`).
-    One query for all of them; at most one point an hour.
-    """
-    terms = list(terms)
-    since = now - dt.timedelta(days=SPARKLINE_DAYS)
-    series: dict[int, Series] = {term.pk: [(since, term.price_7d)] for term in terms}
-    if terms:
-        rows = _bucketed_trades(term_ids=list(series), since=since, bucket="hour")
-        for term_id, at, price in rows:
-            series[term_id].append((at, price))
-    for term in terms:
-        series[term.pk].append((now, term.price_now))
-    return series
-
-
-def price_history(*, term: Term, now: dt.datetime) -> Series:
-    """The term's price since it was created, as (time, µ¢) steps ending at ``now``."""
-    start = min(term.created_at, now)
-    bucket = "hour" if now - start <= HOURLY_CHART_MAX_AGE else "day"
-    # Created with no shares out: its first price was p0.
-    points: Series = [(start, term.p0)]
-    rows = _bucketed_trades(
-        term_ids=[term.pk], since=start - dt.timedelta(seconds=1), bucket=bucket
-    )
-    points += [(at, price) for _, at, price in rows]
-    points.append((now, term.price))
-    return points
-
-
 @dataclass(frozen=True, slots=True)
 class DividendDay:
     date: dt.date
@@ -392,19 +329,96 @@ def mention_counts(*, term: Term) -> tuple[int, int]:
     return counts["since"], counts["before"]
 
 
-def top_holders(*, term: Term, limit: int = 10) -> list[Holding]:
-    return list(
-        Holding.objects.filter(term=term, shares__gt=0)
-        .select_related("account__user")
-        .order_by("-shares", "account_id")[:limit]
-    )
+# A term page's tables after each trade of the term: their lines carry their text, formatted
+# here in plain Python, since the template filters (intcomma, date) cost more than the query.
 
 
-def recent_trades(*, term: Term, limit: int = 15) -> list[Trade]:
-    return list(
-        Trade.objects.filter(term=term)
-        .select_related("account__user")
-        .order_by("-term_version")[:limit]
+@dataclass(frozen=True, slots=True)
+class HolderLine:
+    """A term page's top holder."""
+
+    user_id: int
+    username: str
+    demo: bool
+    shares: int
+    url: str = field(init=False)
+    shares_text: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "url", reverse("trader", args=[self.username]))
+        object.__setattr__(self, "shares_text", f"{self.shares:,}")
+
+
+@dataclass(frozen=True, slots=True)
+class TradeLine:
+    """A term page's recent trade."""
+
+    created_at: dt.datetime
+    username: str
+    demo: bool
+    side: str
+    shares: int
+    price_after: int
+    when_iso: str = field(init=False)
+    when_text: str = field(init=False)  # "2 Dec 07:43", in the site's time zone
+    side_label: str = field(init=False)
+    shares_text: str = field(init=False)
+    price_text: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        local = timezone.localtime(self.created_at)
+        object.__setattr__(self, "when_iso", local.isoformat())
+        object.__setattr__(self, "when_text", f"{local.day} {local:%b %H:%M}")
+        object.__setattr__(self, "side_label", Trade.Side(self.side).label)
+        object.__setattr__(self, "shares_text", f"{self.shares:,}")
+        object.__setattr__(self, "price_text", format_credits(self.price_after, unit=False))
+
+
+# Both of a term page's tables in one statement: it runs after every trade of the term (the
+# kept piece that shows them moves with its stamp), where the ORM's two joined querysets cost
+# more to compile than to run.
+_TABLES_SQL = """
+SELECT
+  (SELECT coalesce(json_agg(json_build_array(a.user_id, u.{username}, a.demo, h.shares)
+                            ORDER BY h.shares DESC, h.account_id), '[]')
+     FROM (SELECT account_id, shares FROM market_holding
+            WHERE term_id = %(term)s AND shares > 0
+            ORDER BY shares DESC, account_id LIMIT %(holders)s) AS h
+     JOIN market_account AS a ON a.id = h.account_id
+     JOIN {users} AS u ON u.id = a.user_id),
+  (SELECT coalesce(json_agg(json_build_array(r.created_at, u.{username}, a.demo, r.side,
+                                             r.shares, r.price_after)
+                            ORDER BY r.term_version DESC), '[]')
+     FROM (SELECT account_id, created_at, side, shares, price_after, term_version
+             FROM market_trade WHERE term_id = %(term)s
+            ORDER BY term_version DESC LIMIT %(trades)s) AS r
+     JOIN market_account AS a ON a.id = r.account_id
+     JOIN {users} AS u ON u.id = a.user_id)
+"""
+
+
+@functools.cache
+def _tables_sql() -> str:
+    model = get_user_model()
+    username = model._meta.get_field(model.USERNAME_FIELD).column  # type: ignore[union-attr]
+    return _TABLES_SQL.format(users=model._meta.db_table, username=username)
+
+
+def term_tables(
+    *, term_id: int, holders: int = 10, trades: int = 15
+) -> tuple[list[HolderLine], list[TradeLine]]:
+    """The term's top ``holders`` (most shares first) and its latest ``trades`` (newest
+    first), in one query."""
+    reading = replicas.reading_connection()
+    with reading.cursor() as cursor:
+        cursor.execute(_tables_sql(), {"term": term_id, "holders": holders, "trades": trades})
+        held, traded = (json.loads(v) if isinstance(v, str) else v for v in cursor.fetchone())
+    return (
+        [HolderLine(*row) for row in held],
+        [
+            TradeLine(dt.datetime.fromisoformat(at), name, demo, side, shares, price)
+            for at, name, demo, side, shares, price in traded
+        ],
     )
 
 

@@ -43,6 +43,7 @@ from . import (
     networth,
     notices,
     orders,
+    series,
     stats,
     trade_box,
     trading,
@@ -182,7 +183,8 @@ def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
             query, page=page, search=search, sort=sort, descending=descending, facts=facts, now=now
         ),
         size=keep.piece_size,
-        seconds=2 * TICKER_SECONDS,
+        # Joined from kept rows in a kept frame: cheaper to make than to fetch.
+        shared=False,
     )
     context = {"table_html": piece.html, "nav": "market"}
     return keep.respond(request, "market/index.html", context, pieces=["table_html"])
@@ -191,16 +193,27 @@ def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
 def _index_table(
     query, *, page, search: str, sort: str, descending: bool, facts: keep.Facts, now
 ) -> keep.Piece:
-    context = {
-        "rows": board.rows(list(page.object_list), facts=facts, now=now),
-        "page": page,
-        "search": search,
-        "sort_param": query.get("sort", ""),
-        "page_query": query,  # for the sort and page links: there is no request here
-        "columns": _columns(sort, descending),
-        "views": [(key, label, key == sort) for key, label in MARKET_VIEW_LINKS],
-    }
-    return keep.Piece(keep.render_piece("market/_index_table.html", context, facts=facts))
+    # The frame (search, headings, pages) is kept by what it shows, which no trade changes;
+    # the rows are kept each by its term's figures (market.board.rows).
+    frame = keep.get_or_make(
+        keep.key("market-frame", query.urlencode(), page.number, page.paginator.count),
+        lambda: keep.render_frame(
+            "market/_index_table.html",
+            {
+                "page": page,
+                "search": search,
+                "sort_param": query.get("sort", ""),
+                "page_query": query,  # for the sort and page links: there is no request here
+                "columns": _columns(sort, descending),
+                "views": [(key, label, key == sort) for key, label in MARKET_VIEW_LINKS],
+            },
+            facts=facts,
+            places=["rows"],
+        ),
+        size=len,
+    )
+    rows = board.rows(list(page.object_list), facts=facts, now=now) if frame.places else []
+    return keep.Piece(frame.join(rows="".join(rows)))
 
 
 # A term's page, quotes and trades ------------------------------------------------------------
@@ -403,7 +416,9 @@ def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
 
 def _term_piece(term: Term, *, papers: keep.Piece, facts: keep.Facts) -> keep.Piece:
     """The term's head, price chart, holders and trades: what a trade of it changes."""
-    history = stats.price_history(term=term, now=timezone.now())
+    holders, trades = stats.term_tables(term_id=term.pk)
+    latest = (trades[0].created_at, trades[0].price_after) if trades else None
+    history = series.price_history(term=term, now=timezone.now(), latest={term.pk: latest})
     dividends: list[stats.DividendDay] = papers.values["dividends"]  # type: ignore[assignment]
     context = {
         "term": term,
@@ -413,8 +428,8 @@ def _term_piece(term: Term, *, papers: keep.Piece, facts: keep.Facts) -> keep.Pi
         "price_changes": charts.price_changes(history),
         "dividends": [day for day in dividends if day.amount > 0],
         "mention_count": papers.values["mention_count"],
-        "holders": stats.top_holders(term=term),
-        "trades": stats.recent_trades(term=term),
+        "holders": holders,
+        "trades": trades,
     }
     parts = {
         part: keep.render_piece(f"market/_term_{part}.html", context, facts=facts)

@@ -3,21 +3,34 @@ the way between days (newer, older, the recent days with their counts).
 
 The stream pages 30 papers at a time and a day may run across pages; a day's replacements
 come after its last stream entry, so they sit on the page where the day ends.
+
+The days and their counts are rows the database keeps (``CategoryDay``, migration 0020), so a
+page reads the few it shows, whatever the length of the category's history: one query for the
+category, the navigation, the stream's length and the days its page holds (``read_days``), and
+one for the page's entries (``days_on_page``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any
 
-from django.core.paginator import Page
+from django.core.paginator import EmptyPage, Page, Paginator
+from django.http import Http404
 
-from .entries import Entry, entry_rows
-from .models import Listing
+from peerrevenue import replicas
+from peerrevenue.db import prepared_rows
+from peerrevenue.pagination import number_of
+
+from .entries import entry_rows
+from .models import Category, CategoryDay
 
 RECENT_DAYS = 8
+# Far past any page a category has (20 years of cs.DC are ~1,000 pages): a hand-typed huge
+# ?page= must still make a LIMIT PostgreSQL accepts.
+MAX_PAGE = 1_000_000
 
 
 @dataclass
@@ -62,19 +75,96 @@ def divider_before(*, days: list[Day], new_after: dt.date | None) -> dt.date | N
     return next((day.date for day in days if day.date <= new_after), None)
 
 
-class Stream(Sequence["Entry"]):
-    """A category's stream up to a day (newest first, ascending arXiv id within a day) for the
-    paginator: its length comes from the day counts, and a page is one query of the rows its
-    days hold, bounded by those days' dates so that it reads no row of another day however
-    long the category's history is."""
+@dataclass(frozen=True)
+class CategoryDays:
+    """What ``read_days`` found: the category, and of its days only those a page needs."""
 
-    def __init__(self, *, category_id: int, counts: list[DayCount], until: dt.date | None):
-        self.category_id = category_id
-        self.counts = counts
-        self.days = [c for c in counts if c.papers and (until is None or c.date <= until)]
+    category: Category
+    until: dt.date | None
+    recent: list[DayCount]  # the newest days, newest first
+    newer: dt.date | None  # the first day after ``until``
+    near: list[dt.date]  # the two days at or before ``until``, newest first
+    stream: list[DayCount]  # the days with papers at or before ``until``, as far as the page
+    length: int  # papers in the stream at or before ``until``
+
+
+# Every part reads the index of (category, date) with the counts in it; ``until`` NULL is the
+# newest page. One round trip: the page's first query after a change.
+_DAYS_SQL = """
+SELECT c.id, c.code, c.name, c.archive_code, c.archive_name, c.ingest_enabled,
+       d.kind, d.date, d.papers, d.replacements
+FROM papers_category AS c
+LEFT JOIN LATERAL (
+  (SELECT 1 AS kind, date, papers, replacements FROM papers_categoryday
+   WHERE category_id = c.id ORDER BY date DESC LIMIT %(recent)s)
+  UNION ALL
+  (SELECT 2, date, papers, replacements FROM papers_categoryday
+   WHERE category_id = c.id AND date > %(until)s::date ORDER BY date LIMIT 1)
+  UNION ALL
+  (SELECT 3, date, papers, replacements FROM papers_categoryday
+   WHERE category_id = c.id AND date <= coalesce(%(until)s::date, 'infinity')
+   ORDER BY date DESC LIMIT 2)
+  UNION ALL
+  (SELECT 4, date, papers, replacements FROM papers_categoryday
+   WHERE category_id = c.id AND date <= coalesce(%(until)s::date, 'infinity') AND papers > 0
+   ORDER BY date DESC LIMIT %(days)s)
+  UNION ALL
+  (SELECT 5, NULL, coalesce(sum(papers), 0)::int, 0 FROM papers_categoryday
+   WHERE category_id = c.id AND date <= coalesce(%(until)s::date, 'infinity'))
+) AS d ON true
+WHERE c.code = %(code)s
+"""
+
+
+def read_days(*, code: str, until: dt.date | None, page: int, per_page: int) -> CategoryDays:
+    """The category ``code`` and the days its page ``page`` (from ``until`` back) shows or
+    links to, in one query; a 404 if there is no such category.
+
+    The stream's days are read as far as the first entry of the next page (each has a paper
+    at least, so that many days are enough): a later page reads more, the first page ~31.
+    """
+    days = min(page, MAX_PAGE) * per_page + 1
+    params = {"code": code, "until": until, "recent": RECENT_DAYS, "days": days}
+    # Prepared: planning its subqueries costs Postgres more than running them.
+    rows = prepared_rows(_DAYS_SQL, params, using=replicas.reading_connection())
+    if not rows:
+        raise Http404(f"There is no category “{code}”.")
+    pk, code, name, archive_code, archive_name, ingest_enabled = rows[0][:6]
+    category = Category(
+        id=pk,
+        code=code,
+        name=name,
+        archive_code=archive_code,
+        archive_name=archive_name,
+        ingest_enabled=ingest_enabled,
+    )
+    parts: dict[int, list[DayCount]] = {1: [], 2: [], 3: [], 4: []}
+    length = 0
+    for *_, kind, date, papers, replacements in rows:
+        if kind == 5:
+            length = papers
+        elif kind is not None:
+            parts[kind].append(DayCount(date, papers, replacements))
+    return CategoryDays(
+        category=category,
+        until=until,
+        recent=parts[1],
+        newer=parts[2][0].date if parts[2] else None,
+        near=[day.date for day in parts[3]],
+        stream=parts[4],
+        length=length,
+    )
+
+
+class Stream:
+    """A category's stream up to a day (newest first, ascending arXiv id within a day), for the
+    paginator: its length, and which day holds an entry, from the days ``read_days`` read."""
+
+    def __init__(self, found: CategoryDays) -> None:
+        self.found = found
 
     def __len__(self) -> int:
-        return sum(day.papers for day in self.days)
+        return self.found.length
 
     def date_at(self, index: int) -> dt.date:
         """The day of the entry at ``index`` (0-based) of the stream."""
@@ -82,79 +172,76 @@ class Stream(Sequence["Entry"]):
 
     def _day_at(self, index: int) -> tuple[DayCount, int]:
         # The day holding the entry at ``index``, and that entry's place within the day.
-        for day in self.days:
+        for day in self.found.stream:
             if index < day.papers:
                 return day, index
             index -= day.papers
         raise IndexError(index)
 
-    @overload
-    def __getitem__(self, index: int) -> Entry: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Entry]: ...
-    def __getitem__(self, index: int | slice) -> Entry | list[Entry]:
-        if isinstance(index, int):
-            return self[index : index + 1][0]
-        start, stop = index.start or 0, min(index.stop, len(self))
-        if start >= stop:
-            return []
-        first, skip = self._day_at(start)
-        last, _ = self._day_at(stop - 1)
-        return entry_rows(
-            Listing.objects.filter(
-                category_id=self.category_id,
-                announce_type__in=Listing.STREAM_TYPES,
-                date__range=(last.date, first.date),
-            ),
-            offset=skip,
-            limit=stop - start,
-        )
 
-
-def days_on_page(*, stream: Stream, page: Page, until: dt.date | None) -> list[Day]:
-    """The page's stream entries by day, with the replacements of each day that ends here.
+def page_of_days(
+    *, found: CategoryDays, given: str | None, per_page: int
+) -> tuple[Page, list[Day]]:
+    """The page ``?page=`` asks for (``given``) and its days: the stream's entries by day,
+    with the replacements of each day that ends here; a 404 past the last page.
 
     A day ends on this page unless the next page starts with it. Days with replacements but
     no new papers belong to the page whose stream passes their date, so none is unreachable.
+    Stream entries and replacements are read in one query, each part bounded by its days'
+    dates so that it reads no row of another day however long the category's history is.
     """
-    listings = list(page.object_list)
-    high = listings[0].date if page.number > 1 and listings else until
-    low = stream.date_at(page.end_index()) if page.has_next() else None
-    replaced = [
-        c
-        for c in stream.counts
-        if c.replacements and (high is None or c.date <= high) and (low is None or c.date > low)
-    ]
-    replacements: list[Entry] = []
-    if replaced:
-        replacements = entry_rows(
-            Listing.objects.filter(
-                category_id=stream.category_id, date__range=(replaced[-1].date, replaced[0].date)
-            ).exclude(announce_type__in=Listing.STREAM_TYPES),
-            replacement=True,
-        )
-    return group_days(listings=listings, replacements=replacements)
-
-
-def navigation(*, counts: list[DayCount], until: dt.date | None) -> DayNavigation:
-    """Where the reader is among the category's announcement days (``counts``, newest first),
-    and the way to the others."""
-    at_or_before = [c.date for c in counts if until is None or c.date <= until]
-    shown, older = (at_or_before[:2] + [None, None])[:2]
-    newer = None
-    if until is not None:
-        later = [c.date for c in counts if c.date > until]
-        newer = later[-1] if later else None
-    missing = until if until is not None and until != shown else None
-    return DayNavigation(
-        shown=shown, newer=newer, older=older, missing=missing, recent=counts[:RECENT_DAYS]
+    stream = Stream(found)
+    # The paginator only needs the length and counts pages: a range of it costs nothing.
+    paginator: Paginator[Any] = Paginator(range(len(stream)), per_page)
+    try:
+        number = paginator.validate_number(number_of(given))
+    except EmptyPage:
+        raise Http404("There is no such page.") from None
+    start = (number - 1) * per_page
+    stop = min(start + per_page, len(stream))
+    has_next = number < paginator.num_pages
+    # Past the first page, a page's replacements begin at its first day.
+    high = stream.date_at(start) if number > 1 and start < stop else found.until
+    low = stream.date_at(stop) if has_next else None
+    window = None
+    if start < stop:
+        first, skip = stream._day_at(start)
+        last, _ = stream._day_at(stop - 1)
+        window = (last.date, first.date, skip, stop - start)
+    entries = entry_rows(category_id=found.category.pk, stream=window, replaced=(low, high))
+    page = Page([e for e in entries if e.version is None], number, paginator)
+    return page, group_days(
+        listings=page.object_list, replacements=[e for e in entries if e.version is not None]
     )
 
 
-def day_counts(*, category_id: int) -> list[DayCount]:
-    """Every announcement day of the category, newest first, with its counts: one query, from
-    which the page's navigation, its length and its days' bounds all follow."""
-    return [
-        DayCount(row["date"], row["papers"], row["replacements"])
-        for row in Listing.objects.day_counts(category=category_id)
-    ]
+def navigation(*, found: CategoryDays, opens_on: dt.date | None) -> DayNavigation:
+    """Where the reader is among the category's announcement days, and the way to the others.
+    ``opens_on``: the day the page opens on, when it is not ``found.until`` (a later page)."""
+    if opens_on == found.until:
+        shown, older = (found.near + [None, None])[:2]
+        newer = found.newer
+    else:
+        # A later page opens on one of its stream days; the days around it may hold
+        # replacements only, which the stream read leaves out: one query more.
+        return _navigation_around(found=found, day=opens_on)
+    missing = found.until if found.until is not None and found.until != shown else None
+    return DayNavigation(
+        shown=shown, newer=newer, older=older, missing=missing, recent=found.recent
+    )
+
+
+def _navigation_around(*, found: CategoryDays, day: dt.date | None) -> DayNavigation:
+    # ``day`` is a day of the stream, so an announcement day: the days either side of it, in
+    # one query.
+    shown_days = CategoryDay.objects.filter(category_id=found.category.pk)
+    older = shown_days.filter(date__lt=day).order_by("-date").values_list("date", flat=True)[:1]
+    newer = shown_days.filter(date__gt=day).order_by("date").values_list("date", flat=True)[:1]
+    around = list(older.union(newer, all=True))
+    return DayNavigation(
+        shown=day,
+        newer=next((each for each in around if day is not None and each > day), None),
+        older=next((each for each in around if day is not None and each < day), None),
+        missing=None,
+        recent=found.recent,
+    )

@@ -13,12 +13,22 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from peerrevenue import keep
+from peerrevenue import keep, replicas
+from peerrevenue.db import prepared_rows
 
-from .models import Category, ListingQuerySet, Paper
+from .models import Category, Listing, Paper
+from .templatetags.papers import day_heading
+
+if TYPE_CHECKING:
+    from .days import Day
+
+STREAM_SQL = "(" + ", ".join(f"'{kind}'" for kind in Listing.STREAM_TYPES) + ")"
 
 ENTRY_TEMPLATE = "includes/paper_entry.html"
 
@@ -34,19 +44,52 @@ class Entry:
     html: SafeString = SafeString("")
 
 
+# The page's stream slice (its days, from an entry's place in the first) and the replacements
+# of the days that end on it, in page order, in one statement. A part's bounds are its days'
+# dates, so neither reads a row of another day however long the category's history is.
+# Built as SQL rather than by the ORM: compiling the union cost more than running it.
+_ENTRIES_SQL = f"""
+(SELECT 0 AS part, l.date, p.arxiv_id, l.paper_id, p.stamp, l.version
+ FROM papers_listing AS l JOIN papers_paper AS p ON p.id = l.paper_id
+ WHERE l.category_id = %(category)s AND l.announce_type IN {STREAM_SQL}
+   AND l.date BETWEEN %(last)s::date AND %(first)s::date AND NOT p.hidden
+ ORDER BY l.date DESC, p.arxiv_id OFFSET %(skip)s LIMIT %(count)s)
+UNION ALL
+(SELECT 1, l.date, p.arxiv_id, l.paper_id, p.stamp, l.version
+ FROM papers_listing AS l JOIN papers_paper AS p ON p.id = l.paper_id
+ WHERE l.category_id = %(category)s AND l.announce_type NOT IN {STREAM_SQL}
+   AND l.date <= coalesce(%(high)s::date, 'infinity')
+   AND l.date > coalesce(%(low)s::date, '-infinity') AND NOT p.hidden)
+ORDER BY part, date DESC, arxiv_id
+"""
+
+
 def entry_rows(
-    listings: ListingQuerySet, *, offset: int = 0, limit: int | None = None, replacement=False
+    *,
+    category_id: int,
+    stream: tuple[dt.date, dt.date, int, int] | None,
+    replaced: tuple[dt.date | None, dt.date | None],
 ) -> list[Entry]:
-    """The visible ``listings`` in page order, as entries to fill (no paper is loaded)."""
-    rows = (
-        listings.visible()
-        .order_by("-date", "paper__arxiv_id")
-        .values_list("date", "paper_id", "paper__stamp", "version")
-    )
-    sliced = rows[offset : offset + limit] if limit is not None else rows[offset:]
+    """A page's visible listings as entries to fill (no paper is loaded): the stream's
+    ``(last day, first day, place in the first day, how many)``, then the replacements of the
+    days after ``replaced``'s low date up to its high one (None: no bound), each in page order.
+    """
+    last, first, skip, count = stream or (None, None, 0, 0)
+    low, high = replaced
+    params = {
+        "category": category_id,
+        "last": last,
+        "first": first,
+        "skip": skip,
+        "count": count,
+        "low": low,
+        "high": high,
+    }
+    # Prepared: planning its subqueries costs Postgres more than running them.
+    rows = prepared_rows(_ENTRIES_SQL, params, using=replicas.reading_connection())
     return [
-        Entry(date, paper_id, stamp, version if replacement else None)
-        for date, paper_id, stamp, version in sliced
+        Entry(date, paper_id, stamp, version if part else None)
+        for part, date, _, paper_id, stamp, version in rows
     ]
 
 
@@ -62,7 +105,7 @@ def fill(entries: Iterable[Entry], *, category: Category, facts: keep.Facts) -> 
     ]
     found = keep.lookup_many(keys)
     missing = [e.paper_id for e, k in zip(entries, keys, strict=True) if k not in found]
-    papers = Paper.objects.defer("search_vector").in_bulk(missing) if missing else {}
+    papers = Paper.objects.for_entries().in_bulk(missing) if missing else {}
     for entry, key in zip(entries, keys, strict=True):
         html = found.get(key)
         if html is None:
@@ -75,3 +118,33 @@ def fill(entries: Iterable[Entry], *, category: Category, facts: keep.Facts) -> 
             keep.put(key, html)
             found[key] = html
         entry.html = mark_safe(html)  # noqa: S308 - rendered by our template, escaped there
+
+
+def days_html(days: Iterable[Day], *, category: Category) -> SafeString:
+    """The page's days around their filled entries, as ``includes/days.html`` shows them.
+
+    Joined here rather than in a template: after one paper's edit, the page is thirty kept
+    strings and a few tags, and a template loop over them cost more than everything else.
+    """
+    out = []
+    for day in days:
+        iso = day.date.isoformat()
+        url = reverse("papers:category_date", args=[category.code, iso])
+        out.append(
+            f'<section class="day" aria-labelledby="day-{iso}">\n'
+            f'<h2 class="day__heading" id="day-{iso}"><a href="{escape(url)}">'
+            f"{escape(day_heading(day.date))}</a></h2>\n"
+        )
+        if day.listings:
+            out += ['<ol class="papers">\n', *(e.html for e in day.listings), "</ol>\n"]
+        if day.replacements:
+            opened = "" if day.listings else " open"
+            out += [
+                f'<details class="replacements"{opened}>\n',
+                f"<summary>Replacements ({len(day.replacements)})</summary>\n",
+                '<ol class="papers">\n',
+                *(e.html for e in day.replacements),
+                "</ol>\n</details>\n",
+            ]
+        out.append("</section>\n")
+    return mark_safe("".join(out))  # noqa: S308 - entries are ours, escaped there; the rest above

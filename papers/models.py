@@ -149,19 +149,18 @@ class PaperQuerySet(models.QuerySet):
         return self.order_by(models.F("submitted_at").desc(nulls_last=True), "-arxiv_id")
 
     def by_author(self, name: str) -> PaperQuerySet:
-        """Papers with an author called `name`, ignoring case and accents (Dağlı = Dagli).
+        """Papers with an author called `name`, ignoring case and accents (Dağlı = Dagli), as
+        far as they are shown (``Authorship`` leaves hidden papers out)."""
+        return self.filter(pk__in=Authorship.objects.named(name).values("paper_id"))
 
-        Compares the rendered names with PostgreSQL's unaccent (migration 0006) through the
-        index of every paper's folded author names (migration 0016), so an author's page reads
-        their papers alone, whatever the size of the corpus.
-        """
-        matches = RawSQL(
-            "public.paper_author_keys(papers_paper.authors)"
-            " @> ARRAY[public.unaccent('public.unaccent'::regdictionary, lower(%s))]",
-            [" ".join(name.split())],
-            output_field=models.BooleanField(),
-        )
-        return self.alias(by_author=matches).filter(by_author=True)
+    # Not shown by any list entry: the search vector, and the four times. Django reads a
+    # timestamp through psycopg's Python loader (its time-zone loader is a subclass of it), a
+    # regular expression each: 120 of them on a page of 30 papers cost more than its query.
+    ENTRY_DEFERRED = ("search_vector", "submitted_at", "updated_at", "created_at", "modified_at")
+
+    def for_entries(self) -> PaperQuerySet:
+        """Without the columns no list entry shows (``ENTRY_DEFERRED``)."""
+        return self.defer(*self.ENTRY_DEFERRED)
 
 
 class Paper(models.Model):
@@ -235,7 +234,7 @@ class Paper(models.Model):
             GinIndex(fulltext.title_vector(), name="paper_title_vector"),
             # Category filters look at every category of a paper, not only the primary.
             GinIndex(fields=["categories"], opclasses=["jsonb_path_ops"], name="paper_categories"),
-            # The few hidden papers, which the day counts leave out (ListingQuerySet.day_counts).
+            # The few hidden papers: the counts of papers.CategoryDay's triggers leave them out.
             models.Index(fields=["id"], condition=models.Q(hidden=True), name="paper_hidden"),
         ]
 
@@ -459,28 +458,6 @@ class ListingQuerySet(models.QuerySet):
     def visible(self) -> ListingQuerySet:
         return self.filter(paper__hidden=False)
 
-    def day_counts(self, *, category: Category | int) -> models.QuerySet:
-        """One row per announcement day of the category, newest first: ``date``, ``papers``
-        (new and cross-lists, the day's stream) and ``replacements``.
-
-        Hidden papers are left out by an anti-join on the (tiny) index of hidden papers, not
-        by joining every listing of the category's history to its paper: twenty years of a
-        category are tens of thousands of wide paper rows to visit (0.6 s at 13,000).
-        """
-        hidden = Paper.objects.filter(pk=models.OuterRef("paper_id"), hidden=True)
-        return (
-            self.filter(category=category)
-            .filter(~models.Exists(hidden))
-            .values("date")
-            .annotate(
-                papers=models.Count("id", filter=models.Q(announce_type__in=Listing.STREAM_TYPES)),
-                replacements=models.Count(
-                    "id", filter=~models.Q(announce_type__in=Listing.STREAM_TYPES)
-                ),
-            )
-            .order_by("-date")
-        )
-
     def replacements(self, *, category: Category) -> ListingQuerySet:
         """The category's replacements, newest day first and ascending arXiv id within a day."""
         return (
@@ -559,7 +536,14 @@ class Listing(models.Model):
             )
         ]
         indexes = [
-            models.Index(fields=["category", "-date"], name="listing_category_date"),
+            # A category page's entries: a few days of one category, read from the index alone
+            # (without the types and papers in it the planner walked the days of every
+            # category through listing_date and checked each listing's category in the table).
+            models.Index(
+                fields=["category", "-date"],
+                include=["announce_type", "paper", "version"],
+                name="listing_category_day",
+            ),
             # Search's date filter: the papers announced in a range, read from the index alone.
             # Not a partial index (announce_type in the stream types): a prepared statement's
             # generic plan could not prove its condition and would not use it.
@@ -568,6 +552,102 @@ class Listing(models.Model):
 
     def __str__(self) -> str:
         return f"{self.category.code} {self.date} {self.paper.arxiv_id} ({self.announce_type})"
+
+
+class CategoryDay(models.Model):
+    """One announcement day of a category and what its pages show of it: ``papers`` (visible
+    new and cross-listed papers, the day's stream) and ``replacements`` (visible replacements).
+
+    Written by the database alone (migration 0020): statement triggers on listings and papers
+    add and take away as listings come and go and papers are hidden or shown, so the category
+    page reads the few days it shows instead of counting the category's whole history. A row
+    whose counts fall to nothing is deleted. Never write it from Python.
+    """
+
+    # No index of its own: the unique constraint below leads with it.
+    category = models.ForeignKey(
+        Category, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    date = models.DateField()
+    papers = models.IntegerField(default=0)
+    replacements = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            # Also the page's index: a category's days by date, counts read from the index.
+            models.UniqueConstraint(
+                fields=["category", "date"],
+                include=["papers", "replacements"],
+                name="unique_category_day",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.category_id} {self.date}: {self.papers} + {self.replacements}"
+
+
+def folded_name_sql(placeholder: str = "%s") -> str:
+    """SQL folding a name as the author index folds bylines (papers 0016): unaccent(lower())."""
+    return f"public.unaccent('public.unaccent'::regdictionary, lower({placeholder}))"
+
+
+class AuthorshipQuerySet(models.QuerySet):
+    def named(self, name: str) -> AuthorshipQuerySet:
+        folded = RawSQL(folded_name_sql(), [" ".join(name.split())])
+        return self.filter(name=folded)
+
+
+class Authorship(models.Model):
+    """One author of a shown paper, by the folded name author pages look up, with what the
+    page orders by: an author's page reads its thirty rows and its count from one index
+    (``papers_authorship_page``, migration 0021) instead of visiting every one of the
+    author's papers to sort them.
+
+    Written by the database alone: triggers on papers add a paper's rows, write them again
+    when its authors, submission time, identifier or hidden flag change, and delete them
+    with it. A hidden paper has none. Never write it from Python.
+    """
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
+    name = models.TextField()  # unaccent(lower(the rendered name, else the raw one))
+    submitted_at = models.DateTimeField(null=True)
+    arxiv_id = models.CharField(max_length=32)
+
+    objects = AuthorshipQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.arxiv_id}"
+
+
+# The page of an author's papers and how many there are, in one statement: the rows and the
+# count come from the author's index entries; only the page's thirty papers are read.
+_AUTHOR_PAGE_SQL = """
+SELECT {columns}, page.total
+FROM (SELECT paper_id, submitted_at, arxiv_id, count(*) OVER () AS total
+      FROM papers_authorship WHERE name = {folded}
+      ORDER BY submitted_at DESC NULLS LAST, arxiv_id DESC
+      OFFSET %s LIMIT %s) AS page
+JOIN papers_paper AS p ON p.id = page.paper_id
+ORDER BY page.submitted_at DESC NULLS LAST, page.arxiv_id DESC
+"""
+
+
+def author_page(*, name: str, start: int, stop: int) -> tuple[list[Paper], int]:
+    """Papers ``start`` to ``stop`` of an author's shown papers, newest first (those without
+    a submission time last), and how many they have in all."""
+    shown = [
+        f"p.{field.column}"
+        for field in Paper._meta.concrete_fields
+        if field.name not in PaperQuerySet.ENTRY_DEFERRED
+    ]
+    sql = _AUTHOR_PAGE_SQL.format(columns=", ".join(shown), folded=folded_name_sql())
+    papers = list(Paper.objects.raw(sql, [" ".join(name.split()), start, stop - start]))
+    if papers:
+        # The window's count, which raw() sets on each paper as an attribute.
+        total: int = getattr(papers[0], "total")  # noqa: B009 - not a field: mypy cannot see it
+        return papers, total
+    # Past the end, or no such author: the count alone.
+    return papers, Authorship.objects.named(name).count() if start else 0
 
 
 class NameWord(models.Model):

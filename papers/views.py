@@ -3,28 +3,32 @@ from __future__ import annotations
 import datetime as dt
 import re
 from types import SimpleNamespace
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from peerrevenue import keep
-from peerrevenue.pagination import page_of, paginate
+from peerrevenue.pagination import number_of, paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
 from . import days, entries, streams
 from .categories import CS_CATEGORIES
-from .models import Category, Paper
+from .models import Category, Paper, author_page
 
 PAPERS_PER_PAGE = 30
 DEFAULT_CATEGORY = "cs.DC"
 MAX_AUTHOR_NAME = 300  # arXiv's longest bylines have names well under 100 characters
+MAX_PAGE = 1_000_000  # past any author's last page; keeps a hand-typed ?page= a valid OFFSET
 DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -73,6 +77,8 @@ def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
 # Where the reader's own part (the watch form) goes in the kept category page; no text can
 # make it, since names are escaped and abstracts are sanitised without comments.
 WATCH_FORM_SLOT = "<!--the reader's watch form-->"
+# Where the days go in the kept frame of the category page, by the same token.
+DAYS_SLOT = mark_safe("<!--the page's days-->")  # noqa: S308 - a constant comment of our own
 
 
 def category_listing(request: HttpRequest, code: str, date: str | None = None) -> HttpResponse:
@@ -102,6 +108,10 @@ def _category_response(
         ),
         lambda: _category_piece(code=code, until=until, query=request.GET.copy(), facts=facts),
         size=keep.piece_size,
+        # Not in the shared cache: made from kept entries in two queries, it costs less than
+        # pickling 180 kB into Redis on the first request after each change (and fetching it
+        # back in every other process).
+        shared=False,
     )
     watchers = facts["watchers", code]
     context = {
@@ -119,11 +129,15 @@ def _category_response(
 def _category_piece(
     *, code: str, until: dt.date | None, query: QueryDict, facts: keep.Facts
 ) -> keep.Piece:
-    category = get_object_or_404(Category, code=code)
-    counts = days.day_counts(category_id=category.pk)
-    stream = days.Stream(category_id=category.pk, counts=counts, until=until)
-    page = page_of(stream, query.get("page"), per_page=PAPERS_PER_PAGE)
-    page_days = days.days_on_page(stream=stream, page=page, until=until)
+    # Two queries (the category and its days; the page's entries) and the papers of entries
+    # not kept: after one paper's edit, one paper and one entry to render.
+    found = days.read_days(
+        code=code, until=until, page=number_of(query.get("page")), per_page=PAPERS_PER_PAGE
+    )
+    category = found.category
+    page, page_days = days.page_of_days(
+        found=found, given=query.get("page"), per_page=PAPERS_PER_PAGE
+    )
     entries.fill(
         [entry for day in page_days for entry in (*day.listings, *day.replacements)],
         category=category,
@@ -131,16 +145,38 @@ def _category_piece(
     )
     # Past the first page, newer and older are the days around the page's first day.
     opens_on = page_days[0].date if page.number > 1 and page_days else until
-    context = {
-        "category": category,
-        "until": until,
-        "page": page,
-        "days": page_days,
-        "day_nav": days.navigation(counts=counts, until=opens_on),
-        "today": timezone.localdate(),
-        "page_query": query,  # for the pagination's links: there is no request here
-    }
-    page_html = keep.render_piece("papers/_category_page.html", context, facts=facts)
+    day_nav = days.navigation(found=found, opens_on=opens_on)
+    today = timezone.localdate()
+    # Everything but the days (the head, the way between days, the pagination) is kept by what
+    # it shows, which an edit of a paper does not move: then the page is the kept frame and
+    # the kept entries joined, with no template rendered but the edited paper's entry.
+    frame = keep.get_or_make(
+        keep.key(
+            "category-frame",
+            *(category.pk, category.code, category.name, category.ingest_enabled),
+            *(category.archive_code, category.archive_name),
+            *(until, day_nav, today, bool(page_days)),
+            *(page.number, page.paginator.num_pages, query.urlencode()),
+        ),
+        lambda: keep.render_piece(
+            "papers/_category_page.html",
+            {
+                "category": category,
+                "until": until,
+                "page": page,
+                "days": bool(page_days),
+                "days_html": DAYS_SLOT,
+                "day_nav": day_nav,
+                "today": today,
+                "page_query": query,  # for the pagination's links: there is no request here
+            },
+            facts=facts,
+        ),
+        size=len,
+        shared=False,
+    )
+    before, _, after = frame.partition(DAYS_SLOT)
+    page_html = before + entries.days_html(page_days, category=category) + after
     head_html, _, days_html = page_html.partition(WATCH_FORM_SLOT)
     return keep.Piece(
         days_html,
@@ -164,11 +200,17 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
 
 
 def _author_page(request: HttpRequest, name: str) -> HttpResponse:
-    papers = Paper.objects.visible().by_author(name).newest_first()
-    page = paginate(request, papers, per_page=PAPERS_PER_PAGE)
-    if not page.object_list:
+    number = number_of(request.GET.get("page"))
+    start = (min(number, MAX_PAGE) - 1) * PAPERS_PER_PAGE
+    papers, count = author_page(name=name, start=start, stop=start + PAPERS_PER_PAGE)
+    if not papers:
+        if count:
+            raise Http404("There is no such page.")
         raise Http404(f"There are no papers by “{name}” here.")
-    context = {"name": page.object_list[0].author_named(name), "page": page}
+    # The paginator only needs the count, to number the pages: a range of it costs nothing.
+    paginator: Paginator[Any] = Paginator(range(count), PAPERS_PER_PAGE)
+    page = Page(papers, number, paginator)
+    context = {"name": papers[0].author_named(name), "page": page}
     return render(request, "papers/author.html", context)
 
 

@@ -24,6 +24,8 @@ def _frame_links() -> dict[str, str]:
     return {
         "home": _address("papers:home"),
         "market": _address("market:index"),
+        "leaderboard": _address("market:leaderboard"),
+        "rules": _address("market:rules"),
         "watching": _address("papers:watching"),
         "portfolio": _address("market:portfolio") or _address("preferences"),
         "saved_searches": _address("saved_searches"),

@@ -106,6 +106,25 @@ def prepared_row(
         return cursor.fetchone()
 
 
+def prepared_rows(
+    sql: str, params: Sequence[object] | Mapping[str, object], *, using: BaseDatabaseWrapper
+) -> list[tuple]:
+    """Every row of a fixed statement, prepared as ``prepared_row`` prepares one, and counted
+    in the connection's query log like any Django query (tests' query budgets see it). For a
+    page's few statements of several subqueries, whose planning costs more than their run."""
+    using.close_if_health_check_failed()
+    using.ensure_connection()
+    started = time.monotonic()
+    with using.wrap_database_errors, psycopg.Cursor(using.connection) as cursor:
+        cursor.execute(sql, params, prepare=may_prepare(using))
+        rows = cursor.fetchall()
+    if using.queries_logged:
+        using.queries_log.append(
+            {"sql": f"{sql} -- {params}", "time": f"{time.monotonic() - started:.3f}"}
+        )
+    return rows
+
+
 def insert_unnest(
     model: type[models.Model],
     *,

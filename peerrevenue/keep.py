@@ -36,6 +36,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
@@ -139,11 +140,32 @@ def facts_of(request: HttpRequest) -> Facts:
     return found if found is not None else read(request)
 
 
+# The code that made a kept value is part of what it shows: a deploy that changes a value's
+# shape (a field added to a piece, a template edited) must not read what the release before
+# kept under the same facts, and two releases side by side in a rolling deploy must not share.
+# So every key carries a digest of the site's code and templates, read once a process (about
+# three hundred files, a few milliseconds): nothing to remember to bump.
+_SOURCE_DIRECTORIES = ("accounts", "library", "market", "papers", "peerrevenue", "templates")
+
+
+def _code_digest() -> str:
+    digest = hashlib.blake2b(digest_size=8)
+    for directory in _SOURCE_DIRECTORIES:
+        for path in sorted(Path(settings.BASE_DIR, directory).rglob("*")):
+            if path.suffix in (".py", ".html", ".txt", ".sql") and path.is_file():
+                digest.update(str(path.relative_to(settings.BASE_DIR)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+CODE = _code_digest()
+
+
 def key(name: str, *parts: object) -> str:
-    """A cache key for ``name`` showing ``parts`` (facts, path, date…): hashed, since a URL can
-    be longer and stranger than a cache key may be."""
+    """A cache key for ``name`` showing ``parts`` (facts, path, date…) as made by this release
+    of the code: hashed, since a URL can be longer and stranger than a cache key may be."""
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
-    return f"kept:{name}:{digest}"
+    return f"kept:{CODE}:{name}:{digest}"
 
 
 # The two-level store ------------------------------------------------------------------------
@@ -210,15 +232,16 @@ def get_or_make(
     return found
 
 
-def lookup_many(names: Iterable[str], *, shared: bool = True) -> dict[str, Any]:
+def lookup_many(names: Iterable[Hashable], *, shared: bool = True) -> dict[Hashable, Any]:
     """What is kept under each of ``names`` (those kept anywhere): for a page that makes the
-    missing ones together, in one pass (a table's rows). ``shared=False``: in this process."""
-    found: dict[str, Any] = {}
-    wanted = []
+    missing ones together, in one pass (a table's rows). ``shared=False``: in this process,
+    where a name may be any hashable value (a tuple costs less to make than a hashed key)."""
+    found: dict[Hashable, Any] = {}
+    wanted: list[str] = []
     for name in names:
         value = _local.get(name)
         if value is None:
-            wanted.append(name)
+            wanted.append(name)  # type: ignore[arg-type]  # a str whenever shared
         else:
             found[name] = value
     if wanted and shared:
@@ -230,7 +253,7 @@ def lookup_many(names: Iterable[str], *, shared: bool = True) -> dict[str, Any]:
 
 
 def put(
-    name: str,
+    name: Hashable,
     value: Any,
     *,
     size: int | None = None,
@@ -240,6 +263,7 @@ def put(
     """Keep ``value`` under ``name`` in both levels (``shared=False``: in this process only;
     ``size``: its share of this process's budget, a string's length by default)."""
     if shared:
+        assert isinstance(name, str), "a shared entry's name is a key()"
         cache.set(name, value, seconds)
     _local.put(name, value, len(value) if size is None else size)
 
@@ -396,6 +420,40 @@ def render_piece(template_name: str, context: Mapping[str, Any], *, facts: Facts
 
 
 KEPT_FACTS = "kept_facts"
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A template's output kept under fewer facts than what goes into it, with named places
+    left for that (a table's heading and pages around rows that each trade changes): a change
+    then costs joining strings rather than rendering the template."""
+
+    texts: tuple[str, ...]  # around the places, one more than there are places
+    places: tuple[str, ...]  # the names of the places the template showed, in order
+
+    def join(self, **html: str) -> str:
+        """The frame with each place filled; a place the template did not show (an empty
+        state in place of a table) takes nothing."""
+        out = [self.texts[0]]
+        for place, text in zip(self.places, self.texts[1:], strict=True):
+            out += [html[place], text]
+        return "".join(out)
+
+    def __len__(self) -> int:  # its share of this process's budget
+        return sum(map(len, self.texts))
+
+
+_PLACE = re.compile(f"<!--kept place {_TAG} ([a-z_]+)-->")
+
+
+def render_frame(
+    template_name: str, context: Mapping[str, Any], *, facts: Facts, places: Iterable[str]
+) -> Frame:
+    """``render_piece`` with each of ``places`` (shown as ``{{ places.NAME }}``) left empty,
+    to be filled by ``Frame.join``."""
+    marks = {name: mark_safe(f"<!--kept place {_TAG} {name}-->") for name in places}  # noqa: S308
+    parts = _PLACE.split(render_piece(template_name, {**context, "places": marks}, facts=facts))
+    return Frame(tuple(parts[::2]), tuple(parts[1::2]))
 
 
 def respond(

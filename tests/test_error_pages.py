@@ -36,7 +36,7 @@ def failing(exc: Exception):
     ],
 )
 def test_a_database_outage_answers_503_with_a_human_message(visitor, monkeypatch, exc):
-    monkeypatch.setattr("papers.views.get_object_or_404", failing(exc))
+    monkeypatch.setattr("papers.days.read_days", failing(exc))
     response = visitor.get("/list/cs.DC/")
     assert response.status_code == 503
     assert response["Retry-After"] == "5"
@@ -51,14 +51,14 @@ def test_an_error_raised_while_handling_a_lost_connection_is_a_503_too(visitor, 
         except OperationalError:
             raise RuntimeError("cleaning up after it failed too") from None
 
-    monkeypatch.setattr("papers.views.get_object_or_404", fail)
+    monkeypatch.setattr("papers.days.read_days", fail)
     # "from None" hides the cause from tracebacks, not from __context__.
     assert visitor.get("/list/cs.DC/").status_code == 503
 
 
 @pytest.mark.django_db
 def test_any_other_failure_is_the_500_page(visitor, monkeypatch):
-    monkeypatch.setattr("papers.views.get_object_or_404", failing(ValueError("a bug")))
+    monkeypatch.setattr("papers.days.read_days", failing(ValueError("a bug")))
     response = visitor.get("/list/cs.DC/")
     assert response.status_code == 500
     assert "Something went wrong" in page_text(response)

@@ -158,6 +158,54 @@ def test_a_dividend_shows_on_the_term_page(signed_in, trader, cs_dc, gpu):
     assert "1 mentioning paper" in text or "1 paper" in text
 
 
+# Frames: kept around what changes faster -----------------------------------------------------
+
+
+def test_a_trade_joins_the_market_table_in_its_kept_frame(signed_in, rival, gpu, monkeypatch):
+    Term.objects.create(phrase="consensus")
+    signed_in.get("/market/")
+    frames = renders_of(monkeypatch, keep, "render_frame")
+    buy(rival, gpu, 5)
+    rows = Page.of(signed_in.get("/market/")).rows()
+    gpu.refresh_from_db()
+    gpu_row = next(row for row in rows if row and row[0] == "GPU")
+    assert market_views.format_credits(gpu.price, unit=False) in gpu_row
+    assert any(row and row[0] == "consensus" for row in rows)
+    assert frames == []  # the search, headings and pages were not rendered again
+
+
+def test_a_search_spelling_a_frames_place_is_only_text(signed_in, gpu):
+    mark = f"<!--kept place {keep._TAG} rows-->"
+    response = signed_in.get("/market/", {"q": mark})
+    assert response.status_code == 200
+    assert mark not in response.content.decode()
+    assert "No term matches" in page_text(response)
+
+
+def test_a_release_never_reads_what_another_release_kept(signed_in, gpu, monkeypatch):
+    """What an older release kept under the same facts may have another shape (a field more,
+    a template changed): the keys carry the code's digest, so a deploy starts afresh."""
+    current = keep.CODE
+    made: list[str] = []
+    real_key = keep.key
+
+    def recording_key(*args, **kwargs):
+        made.append(real_key(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(keep, "key", recording_key)
+    monkeypatch.setattr(keep, "CODE", "an-older-release")
+    assert signed_in.get("/market/").status_code == 200
+    assert made
+    for name in made:  # in a shape this release does not know
+        cache.set(name, ("an", "older", "shape"))
+    keep.forget_local()
+    monkeypatch.setattr(keep, "CODE", current)
+    response = signed_in.get("/market/")
+    assert response.status_code == 200
+    assert "GPU" in page_text(response)
+
+
 # Nothing of the reader is ever kept ------------------------------------------------------------
 
 

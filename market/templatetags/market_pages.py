@@ -6,6 +6,8 @@ Money is written by ``market.units.format_credits``, the one formatter of the si
 
 from __future__ import annotations
 
+import functools
+
 import markdown as markdown_lib
 import nh3
 from django import template
@@ -74,6 +76,9 @@ _CLEANER = nh3.Cleaner(
 )
 
 
+# A pure function of the text: a term page made again after each trade of its term shows the
+# same description, which need not be parsed again.
+@functools.lru_cache(maxsize=1024)
 def render_markdown(text: str) -> str:
     """Markdown → HTML, then an allowlist sanitiser: raw HTML in the source (scripts, event
     handlers, ``javascript:`` links, images) never reaches the page."""

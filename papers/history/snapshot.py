@@ -28,7 +28,15 @@ from django.utils import timezone
 
 from papers.arxiv.errors import IngestError
 from papers.arxiv.records import ParsedEntry
-from papers.models import Category, HistorySource, Listing, Paper, PaperVersion
+from papers.models import (
+    Authorship,
+    Category,
+    CategoryDay,
+    HistorySource,
+    Listing,
+    Paper,
+    PaperVersion,
+)
 from papers.signals import history_stored
 
 from . import indexes
@@ -177,7 +185,9 @@ def analyze() -> None:
     """Bring the planner's statistics up to the tables' new size at once. A bulk import can
     multiply them before autovacuum's next look, and until then the planner, believing a
     category has a thousand listings where it has sixty thousand, joins them one by one."""
-    tables = [model._meta.db_table for model in (Paper, PaperVersion, Listing)]
+    # With what the triggers of papers 0020 and 0021 wrote for the new papers and listings.
+    models = (Paper, PaperVersion, Listing, CategoryDay, Authorship)
+    tables = [model._meta.db_table for model in models]
     with connection.cursor() as cursor:
         cursor.execute(f"ANALYZE {', '.join(map(connection.ops.quote_name, tables))}")
 

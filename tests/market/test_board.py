@@ -98,9 +98,9 @@ def test_a_trade_makes_the_figures_and_row_of_its_term_only(client, busy_market,
     buy(trader, kv_cache, 2)
     with CaptureQueriesContext(connection) as queries:
         response = client.get("/market/")
-    # The page's facts, the traded term's present figures, its row's sparkline: nothing
-    # about the other eight terms.
-    assert len(queries) == 3
+    # The page's facts and the traded term's present figures (its latest trade ends its
+    # sparkline; the closed hours are kept): nothing about the other eight terms.
+    assert len(queries) == 2
     assert len([q for q in queries.captured_queries if "market_holding" in q["sql"]]) == 1
     assert market_terms(response) == database_order(search="", sort="moving", descending=True)
 

@@ -255,6 +255,9 @@ def test_placing_an_order_while_a_fill_holds_the_term_takes_the_term_before_the_
     trading.balance(trader)  # opens the account
     retries = trading.retry_count()
     errors: list[BaseException] = []
+    # The placement starts once the "fill" holds the term: started first, it could be done
+    # before the term is taken and never wait, which is not the case under test.
+    term_held = threading.Event()
 
     def run(i: int) -> None:
         if i == 0:  # as a fill does: the term, then (once the placement waits) the account
@@ -265,6 +268,7 @@ def test_placing_an_order_while_a_fill_holds_the_term_takes_the_term_before_the_
                         cursor.execute(
                             "SELECT 1 FROM market_term WHERE id = %s FOR UPDATE", [term.pk]
                         )
+                    term_held.set()
                     assert _until(
                         lambda: (
                             _waiting_on_a_lock("SELECT 1 FROM market_term")
@@ -275,6 +279,7 @@ def test_placing_an_order_while_a_fill_holds_the_term_takes_the_term_before_the_
             except BaseException as exc:  # a deadlock or a lock timeout: the test's failure
                 errors.append(exc)
         else:
+            assert term_held.wait(30)
             trading.place_order(
                 user=trader, term=term, side="buy", shares=5, limit_price=1_000_000, key=key()
             )
