@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("papers", "0019_listing_approximate_default"),
+        ("papers", "0023_listing_category_day"),
     ]
 
     operations = [
