@@ -10,7 +10,8 @@ pool of names (a few are very prolific), categories from a skewed cs distributio
 cross-lists (some outside cs). Then, on a scratch database:
 
 1. ``manage.py import_snapshot`` over every cs category, in a child process: wall time,
-   papers/s and the child's peak memory (maxrss);
+   papers/s and the child's peak memory (maxrss: its largest process), and the peak of it and
+   its worker processes together (sampled);
 2. the same command again over the same file (the re-run: reads everything, writes nothing);
 3. the database's size;
 4. in-process renders (``--renders`` each, the page cache off, kept pieces emptied before
@@ -144,8 +145,28 @@ def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
-def run_import(path: Path, env: dict[str, str]) -> tuple[float, int, str]:
-    """(seconds, the child's peak resident memory in bytes, its report)."""
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of a process and its descendants (the import's worker processes), now."""
+    total = 0
+    pending = [pid]
+    page = os.sysconf("SC_PAGE_SIZE")
+    while pending:
+        current = pending.pop()
+        try:
+            total += int(Path(f"/proc/{current}/statm").read_text().split()[1]) * page
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except (OSError, IndexError, ValueError):
+            continue
+        pending += [int(child) for child in children]
+    return total
+
+
+def run_import(path: Path, env: dict[str, str]) -> tuple[float, int, str, int, float]:
+    """(seconds, the child's peak resident memory in bytes, its report, the peak of the
+    child and its worker processes together, sampled every half second, and the CPU seconds
+    they used: PostgreSQL's are not in it)."""
+    import threading
+
     from papers.categories import CS_CATEGORIES
 
     command = [sys.executable, str(ROOT / "manage.py"), "import_snapshot", str(path)]
@@ -156,12 +177,25 @@ def run_import(path: Path, env: dict[str, str]) -> tuple[float, int, str]:
         command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
     assert child.stdout is not None
+    peak_tree = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak_tree
+        while not done.wait(0.5):
+            peak_tree = max(peak_tree, _tree_rss(child.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     report = child.stdout.read()
+    done.set()
+    sampler.join()
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - started
     if status != 0:
         sys.exit(f"import_snapshot failed ({status}): {report}")
-    return seconds, usage.ru_maxrss * 1024, report.strip()
+    cpu = usage.ru_utime + usage.ru_stime  # the worker processes' too: the child reaped them
+    return seconds, usage.ru_maxrss * 1024, report.strip(), peak_tree, cpu
 
 
 def percentiles(times: list[float]) -> str:
@@ -252,6 +286,11 @@ def main() -> None:
     parser.add_argument("--database", default=DATABASE, help="the scratch database's name")
     parser.add_argument("--no-pages", action="store_true", help="skip the page renders")
     parser.add_argument(
+        "--reuse-snapshot",
+        action="store_true",
+        help="keep the snapshot file, and use the one kept by an earlier run if there is one",
+    )
+    parser.add_argument(
         "--pages-only", action="store_true", help="only the renders, on the kept database"
     )
     args = parser.parse_args()
@@ -269,30 +308,40 @@ def main() -> None:
         return
 
     print(f"load at start: {uptime()}")
-    folder = Path("/tmp") / "pr_history_bench"
-    folder.mkdir(exist_ok=True)
+    # A folder per database: two benchmarks of the same size on the machine at once must not
+    # write (and delete) each other's file.
+    folder = Path("/tmp") / "pr_history_bench" / args.database
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"snapshot-{args.papers}-{args.seed}.json"
-    started = time.perf_counter()
-    write_snapshot(path, papers=args.papers, seed=args.seed)
-    print(
-        f"snapshot: {args.papers:,} papers, {path.stat().st_size / 1e6:,.0f} MB written in "
-        f"{time.perf_counter() - started:.0f} s"
-    )
+    if args.reuse_snapshot and path.exists():
+        print(f"snapshot: {args.papers:,} papers, {path.stat().st_size / 1e6:,.0f} MB, reused")
+    else:
+        started = time.perf_counter()
+        write_snapshot(path, papers=args.papers, seed=args.seed)
+        print(
+            f"snapshot: {args.papers:,} papers, {path.stat().st_size / 1e6:,.0f} MB written in "
+            f"{time.perf_counter() - started:.0f} s"
+        )
 
     url = scratch_database(args.database)
     setup_offline_django(url)
     env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": "", "DJANGO_DEBUG": "0"}
     env.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key-" + "x" * 40)
 
-    seconds, peak, report = run_import(path, env)
+    seconds, peak, report, tree, cpu = run_import(path, env)
     print(
         f"import:  {seconds:7.1f} s  {args.papers / seconds:7.0f} papers/s  "
-        f"peak {peak / 2**20:.0f} MB"
+        f"peak {peak / 2**20:.0f} MB (largest process), {tree / 2**20:.0f} MB (all its processes)"
+        f"; Python CPU {cpu:.0f} s"
     )
     print(f"         {report}")
     print(f"load after import: {uptime()}")
-    again, again_peak, report = run_import(path, env)
-    print(f"re-run:  {again:7.1f} s  peak {again_peak / 2**20:.0f} MB")
+    again, again_peak, report, tree, cpu = run_import(path, env)
+    print(
+        f"re-run:  {again:7.1f} s  {args.papers / again:7.0f} records/s  peak "
+        f"{again_peak / 2**20:.0f} MB (largest process), {tree / 2**20:.0f} MB (all its processes)"
+        f"; Python CPU {cpu:.0f} s"
+    )
     print(f"         {report}")
 
     from django.db import connection
@@ -308,7 +357,8 @@ def main() -> None:
         print(f"pages ({args.renders} renders each, in-process, page cache off):")
         render_pages(author=most_prolific_author(), renders=args.renders)
     print(f"load at end: {uptime()}")
-    path.unlink()
+    if not args.reuse_snapshot:
+        path.unlink()
     if not args.keep:
         connection.close()
         import psycopg

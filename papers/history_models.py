@@ -46,6 +46,12 @@ class HistorySource(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The paper indexes this source's import dropped to build them afresh when it finishes
+    # (papers.history.indexes): name → definition. Written in the drop's own transaction, so
+    # that an interrupted import still knows, when it resumes, what it has to rebuild.
+    dropped_indexes = models.JSONField(
+        default=dict, blank=True, help_text="Indexes set aside until the import finishes"
+    )
 
     class Meta:
         ordering = ["key"]

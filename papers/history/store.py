@@ -20,7 +20,9 @@ import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+import psycopg
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
@@ -45,6 +47,7 @@ class Listable:
     arxiv_id: str
     categories: Sequence[str]  # primary first
     submitted_at: dt.datetime  # v1
+    day: dt.date | None = None  # listing_day(submitted_at), if the caller has it already
 
 
 def listing_day(submitted_at: dt.datetime) -> dt.date:
@@ -56,14 +59,47 @@ def wanted(categories: Iterable[str], *, codes: Iterable[str]) -> bool:
     return not set(categories).isdisjoint(codes)
 
 
+def new_paper(entry: ParsedEntry) -> dict[str, Any]:
+    """The columns of the paper an entry makes when nothing of it is stored, typeset (its key
+    and clocks are the store's): the costliest part of storing a new paper in Python, which
+    may run in another process. Plain values, which cross to the writing process cheaply (a
+    model instance took longer to unpickle than to write)."""
+    paper = Paper(arxiv_id=entry.arxiv_id)
+    apply_entry(paper, entry)
+    paper.typeset()
+    values = paper.__dict__
+    return {name: values[name] for name in _COPIED if name not in _AUTOMATIC}
+
+
 def stored_versions(arxiv_ids: Iterable[str]) -> dict[str, tuple[int, int]]:
     """arXiv id → (primary key, current version) of the stored ones among ``arxiv_ids``."""
-    return {
-        arxiv_id: (pk, version)
-        for arxiv_id, pk, version in Paper.objects.filter(arxiv_id__in=list(arxiv_ids))
-        .order_by()
-        .values_list("arxiv_id", "pk", "version")
-    }
+    wanted = list(arxiv_ids)
+    if not wanted:
+        return {}
+    table = connection.ops.quote_name(Paper._meta.db_table)
+    rows = _bound(
+        f"SELECT arxiv_id, id, version FROM {table} WHERE arxiv_id = ANY(%s::text[])",  # noqa: S608 - the table name only
+        [wanted],
+    )
+    return {arxiv_id: (pk, version) for arxiv_id, pk, version in rows}
+
+
+def _bound(sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
+    """Run ``sql`` in the current transaction with its parameters sent apart from it, in
+    binary (PostgreSQL binds them), rather than quoted into its text as Django's cursors do:
+    quoting a batch's abstracts and ids into array literals cost the importing process more
+    than all else it does. Never prepared: behind a transaction-mode pooler the next
+    statement may reach another server connection."""
+    connection.ensure_connection()
+    started = time.monotonic()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, prepare=False, binary=True)
+        rows = cursor.fetchall() if cursor.description else []
+    if connection.queries_logged:
+        connection.queries_log.append(
+            {"sql": f"{sql} -- bound", "time": f"{time.monotonic() - started:.3f}"}
+        )
+    return rows
 
 
 def store_entries(
@@ -72,11 +108,15 @@ def store_entries(
     categories: Mapping[str, int],
     listables: Iterable[Listable] = (),
     known: Mapping[str, tuple[int, int]] | None = None,
+    made: Mapping[str, dict[str, Any]] | None = None,
+    days: Mapping[str, dt.date] | None = None,
 ) -> Stored:
     """Store the entries (inside the caller's transaction) and list each, and each of the
     ``listables`` (stored papers whose record was not parsed in full), in those of its
     categories that are among ``categories`` (code → category id). ``known``: what
-    ``stored_versions`` said of them, if the caller has just asked (in this transaction)."""
+    ``stored_versions`` said of them, if the caller has just asked (in this transaction).
+    ``made``: ``new_paper`` of some entries, by arXiv id, if the caller has made them already;
+    ``days``: their listing days, likewise."""
     newest: dict[str, ParsedEntry] = {}
     for entry in entries:
         seen = newest.get(entry.arxiv_id)
@@ -87,9 +127,9 @@ def store_entries(
         # A savepoint: a daily ingest may create one of these papers meanwhile (the unique
         # arxiv_id refuses ours); the second attempt finds it stored and updates it instead.
         with transaction.atomic():
-            return _store(newest, listables, categories, known)
+            return _store(newest, listables, categories, known, made or {}, days or {})
     except IntegrityError:
-        return _store(newest, listables, categories, None)
+        return _store(newest, listables, categories, None, made or {}, days or {})
 
 
 def _store(
@@ -97,21 +137,24 @@ def _store(
     listables: list[Listable],
     categories: Mapping[str, int],
     known: Mapping[str, tuple[int, int]] | None,
+    made: Mapping[str, dict[str, Any]],
+    days: Mapping[str, dt.date],
 ) -> Stored:
     stored = Stored()
     if known is None:
         known = stored_versions([*newest, *(listable.arxiv_id for listable in listables)])
     keys = {arxiv_id: pk for arxiv_id, (pk, _) in known.items()}
-    new: list[Paper] = []
+    new: list[dict[str, Any]] = []
     for arxiv_id in sorted(newest.keys() - known.keys()):
-        paper = Paper(arxiv_id=arxiv_id)
-        apply_entry(paper, newest[arxiv_id])
-        paper.typeset()
+        paper = made.get(arxiv_id)
+        if paper is None or paper["version"] != newest[arxiv_id].version:
+            paper = new_paper(newest[arxiv_id])
         new.append(paper)
     for paper, pk in zip(new, _new_keys(len(new)), strict=True):
-        paper.pk = keys[paper.arxiv_id] = pk
+        paper["id"] = keys[paper["arxiv_id"]] = pk
     versions = [
-        (paper.pk, paper.version, paper.title, paper.abstract, paper.updated_at) for paper in new
+        (paper["id"], paper["version"], paper["title"], paper["abstract"], paper["updated_at"])
+        for paper in new
     ]
     outdated = sorted(
         a for a, (_, version) in known.items() if a in newest and version < newest[a].version
@@ -123,21 +166,21 @@ def _store(
     rows: list[tuple[int, int, dt.date, str]] = []
     for listable in [
         *(
-            Listable(e.arxiv_id, e.categories, e.submitted_at)
+            Listable(e.arxiv_id, e.categories, e.submitted_at, days.get(e.arxiv_id))
             for e in newest.values()
             if e.submitted_at
         ),
         *listables,
     ]:
-        day = listing_day(listable.submitted_at)
+        day = listable.day or listing_day(listable.submitted_at)
         primary = listable.categories[0]
         for code in dict.fromkeys(listable.categories):
             if code in categories and listable.arxiv_id in keys:
                 kind = "new" if code == primary else "cross"
                 rows.append((categories[code], keys[listable.arxiv_id], day, kind))
-    days = _list(rows)
-    stored.listings_created = len(days)
-    stored.months = {day.replace(day=1) for day in days}
+    listed = _list(rows)
+    stored.listings_created = len(listed)
+    stored.months = {day.replace(day=1) for day in listed}
     _copy_papers(new)
     stored.papers_created = len(new)
     return stored
@@ -155,21 +198,25 @@ def _new_keys(count: int) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def _copy_papers(papers: list[Paper]) -> None:
-    """COPY the new papers, keys included. Values are prepared here rather than by each
-    field's get_db_prep_save (a third of the import's Python time at a million papers): the
-    columns are plain text, numbers, times, booleans and JSON."""
+# The columns a COPY writes (all but the generated one), and those the store sets itself.
+_COPIED = [field.attname for field in Paper._meta.concrete_fields if not field.generated]
+_AUTOMATIC = {"id", "created_at", "modified_at", "stamp"}
+
+
+def _copy_papers(papers: list[dict[str, Any]]) -> None:
+    """COPY the new papers (``new_paper``'s columns and their keys). Values are prepared here
+    rather than by each field's get_db_prep_save (a third of the import's Python time at a
+    million papers): the columns are plain text, numbers, times, booleans and JSON."""
     if not papers:
         return
     quote = connection.ops.quote_name
-    fields = [field for field in Paper._meta.concrete_fields if not field.generated]
+    fields = {field.attname: field for field in Paper._meta.concrete_fields}
     now = timezone.now()
     automatic = {"created_at": now, "modified_at": now, "stamp": 0}
-    is_json = [isinstance(field, models.JSONField) for field in fields]
-    names = [field.attname for field in fields]
+    is_json = [isinstance(fields[name], models.JSONField) for name in _COPIED]
     sql = (
         f"COPY {quote(Paper._meta.db_table)} "
-        f"({', '.join(quote(field.column) for field in fields)}) FROM STDIN"
+        f"({', '.join(quote(fields[name].column) for name in _COPIED)}) FROM STDIN"
     )
     started = time.monotonic()
     with (
@@ -177,8 +224,7 @@ def _copy_papers(papers: list[Paper]) -> None:
         connection.wrap_database_errors,
         cursor.cursor.copy(sql) as copy,
     ):
-        for paper in papers:
-            values = paper.__dict__
+        for values in papers:
             copy.write_row(
                 [
                     automatic[name]
@@ -186,16 +232,13 @@ def _copy_papers(papers: list[Paper]) -> None:
                     else json.dumps(values[name])
                     if json_field
                     else values[name]
-                    for name, json_field in zip(names, is_json, strict=True)
+                    for name, json_field in zip(_COPIED, is_json, strict=True)
                 ]
             )
     if connection.queries_logged:
         connection.queries_log.append(
             {"sql": f"{sql} -- {len(papers)} rows", "time": f"{time.monotonic() - started:.3f}"}
         )
-    for paper in papers:
-        paper._state.adding = False
-        paper._state.db = connection.alias
 
 
 def _insert_versions(rows: list[tuple[int, int, str, str, dt.datetime | None]]) -> None:
@@ -203,13 +246,12 @@ def _insert_versions(rows: list[tuple[int, int, str, str, dt.datetime | None]]) 
     if not rows:
         return
     table = connection.ops.quote_name(PaperVersion._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (paper_id, number, title, abstract, submitted_at, seen_at)"  # noqa: S608 - the table name only
-            " SELECT * , now() FROM unnest(%s::bigint[], %s::integer[], %s::text[], %s::text[],"
-            " %s::timestamptz[]) ON CONFLICT (paper_id, number) DO NOTHING",
-            [[row[i] for row in rows] for i in range(5)],
-        )
+    _bound(
+        f"INSERT INTO {table} (paper_id, number, title, abstract, submitted_at, seen_at)"  # noqa: S608 - the table name only
+        " SELECT * , now() FROM unnest(%s::bigint[], %s::integer[], %s::text[], %s::text[],"
+        " %s::timestamptz[]) ON CONFLICT (paper_id, number) DO NOTHING",
+        [[row[i] for row in rows] for i in range(5)],
+    )
 
 
 def _update(arxiv_ids: list[str], newest: Mapping[str, ParsedEntry]) -> tuple[int, list]:
@@ -244,24 +286,23 @@ def _list(rows: list[tuple[int, int, dt.date, str]]) -> list[dt.date]:
         return []
     quote = connection.ops.quote_name
     listing, run = quote(Listing._meta.db_table), quote(IngestRun._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {listing} (category_id, paper_id, date, announce_type, version,"  # noqa: S608 - table names only
-            " approximate)"
-            " SELECT r.c, r.p, r.d, r.t, 1, true"
-            " FROM unnest(%s::bigint[], %s::bigint[], %s::date[], %s::text[]) AS r(c, p, d, t)"
-            f" WHERE NOT EXISTS (SELECT 1 FROM {listing} AS l WHERE l.category_id = r.c"
-            " AND l.paper_id = r.p AND l.announce_type = ANY(%s))"
-            f" AND NOT EXISTS (SELECT 1 FROM {run} AS i WHERE i.category_id = r.c"
-            " AND i.date = r.d AND i.status = %s)"
-            " ON CONFLICT (category_id, paper_id, date) DO NOTHING RETURNING date",
-            [
-                [row[0] for row in rows],
-                [row[1] for row in rows],
-                [row[2] for row in rows],
-                [row[3] for row in rows],
-                [str(kind) for kind in Listing.STREAM_TYPES],
-                str(IngestRun.Status.SUCCEEDED),
-            ],
-        )
-        return [row[0] for row in cursor.fetchall()]
+    created = _bound(
+        f"INSERT INTO {listing} (category_id, paper_id, date, announce_type, version,"  # noqa: S608 - table names only
+        " approximate)"
+        " SELECT r.c, r.p, r.d, r.t, 1, true"
+        " FROM unnest(%s::bigint[], %s::bigint[], %s::date[], %s::text[]) AS r(c, p, d, t)"
+        f" WHERE NOT EXISTS (SELECT 1 FROM {listing} AS l WHERE l.category_id = r.c"
+        " AND l.paper_id = r.p AND l.announce_type = ANY(%s::text[]))"
+        f" AND NOT EXISTS (SELECT 1 FROM {run} AS i WHERE i.category_id = r.c"
+        " AND i.date = r.d AND i.status = %s::text)"
+        " ON CONFLICT (category_id, paper_id, date) DO NOTHING RETURNING date",
+        [
+            [row[0] for row in rows],
+            [row[1] for row in rows],
+            [row[2] for row in rows],
+            [row[3] for row in rows],
+            [str(kind) for kind in Listing.STREAM_TYPES],
+            str(IngestRun.Status.SUCCEEDED),
+        ],
+    )
+    return [row[0] for row in created]

@@ -29,6 +29,27 @@ class Command(BaseCommand):
         )
         parser.add_argument("--since", help="first submission date, YYYY-MM-DD")
         parser.add_argument("--until", help="last submission date, YYYY-MM-DD")
+        parser.add_argument(
+            "--workers",
+            type=int,
+            help="processes that read and typeset records beside the one writing "
+            "(default: one fewer than the cores; 0: read here)",
+        )
+        indexes = parser.add_mutually_exclusive_group()
+        indexes.add_argument(
+            "--rebuild-indexes",
+            action="store_true",
+            default=None,
+            help="drop the papers' search indexes during the import and build them at its end "
+            "(the default when the import brings at least 50,000 papers and more than are "
+            "stored; search is slow meanwhile)",
+        )
+        indexes.add_argument(
+            "--keep-indexes",
+            action="store_false",
+            dest="rebuild_indexes",
+            help="never drop the papers' search indexes",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         since = date_argument(options["since"], option="--since")
@@ -39,12 +60,17 @@ class Command(BaseCommand):
             categories = chosen_categories(options["categories"])
         except IngestError as exc:
             raise CommandError(str(exc)) from exc
+        workers = options["workers"]
+        if workers is not None and workers < 0:
+            raise CommandError("--workers cannot be negative.")
         with tqdm(unit="B", unit_scale=True, file=self.stderr, disable=None) as bar:
 
             def on_progress(progress: Progress) -> None:
                 bar.total = progress.total
                 bar.update(progress.done - bar.n)
                 bar.set_postfix(papers=progress.source.kept, refresh=False)
+                if progress.done == progress.total and progress.source.dropped_indexes:
+                    bar.set_description("building the search indexes")
 
             try:
                 source = import_snapshot(
@@ -52,6 +78,8 @@ class Command(BaseCommand):
                     categories=categories,
                     since=since,
                     until=until,
+                    workers=workers,
+                    rebuild_indexes=options["rebuild_indexes"],
                     on_progress=on_progress,
                 )
             except IngestError as exc:
