@@ -27,6 +27,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -363,21 +364,33 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
 
 def _empty_quote_form(slug: str, *, signed_in: bool, held: int, facts: keep.Facts) -> str:
     """The term page's order form: its widgets cost more to render than the rest of the page
-    around the kept pieces, and it varies only with the term, whether the reader is signed in
-    and how many shares they hold (the "Sell all" button)."""
+    around the kept pieces, and it varies only with the term and whether the reader is signed
+    in; how many shares they hold (the "Sell all" button) goes in its place per request, so a
+    trader's own trade does not render the form again."""
 
-    def render_form() -> str:
+    def render_form() -> keep.Frame:
         context = {
             "term": {"slug": slug},
             "form": QuoteForm(),
             "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
             "user": {"is_authenticated": signed_in},
-            "held": held,
         }
-        return keep.render_piece("market/_quote_form.html", context, facts=facts)
+        return keep.render_frame(
+            "market/_quote_form.html", context, facts=facts, places=["sell_all"]
+        )
 
-    return mark_safe(  # noqa: S308 - our own template's output
-        keep.get_or_make(keep.key("quote-form", slug, signed_in, held), render_form, size=len)
+    frame = keep.get_or_make(keep.key("quote-form", slug, signed_in), render_form, size=len)
+    return mark_safe(frame.join(sell_all=_sell_all(held)))  # noqa: S308 - our own HTML
+
+
+def _sell_all(held: int) -> str:
+    """The quote form's "Sell all" button, for a reader who holds ``held`` shares."""
+    if not held:
+        return ""
+    return format_html(
+        '<button type="submit" name="preset" value="all" class="button button--quiet">'
+        "Sell all {}</button>",
+        f"{held:,}",
     )
 
 
@@ -543,6 +556,8 @@ def _render_quote(
         "max_shares": settings.MARKET_MAX_SHARES_PER_TRADE,
         "nav": "market",
         **trader,
+        # The quote form's place for the button that the term page fills the same way.
+        "places": {"sell_all": _sell_all(trader.get("held", 0))},
     }
     response = render(request, "market/quote.html", context, status=status)
     # Going back to a quote must show the same key, not mint a new one, and never a stale price

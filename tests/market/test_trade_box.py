@@ -93,3 +93,29 @@ def test_the_trade_box_has_no_placeholder_that_looks_like_a_value(trader_client,
     assert not page.select(placeholder=...)
     assert "Buy max (for my cash)" in page.text
     assert "Buying? Spend a budget instead" in page.text
+
+
+def sell_all_buttons(response) -> list[str]:
+    return [text for text in Page.of(response).texts("button") if text.startswith("Sell all")]
+
+
+def test_sell_all_counts_the_shares_held_after_each_of_ones_own_trades(
+    trader_client, trader, kv_cache, monkeypatch
+):
+    from peerrevenue import keep
+
+    page = f"/market/{kv_cache.slug}/"
+    assert sell_all_buttons(trader_client.get(page)) == []
+    real, frames = keep.render_frame, []
+
+    def counting(*args, **kwargs):
+        frames.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(keep, "render_frame", counting)
+    buy(trader, kv_cache, 7)
+    assert sell_all_buttons(trader_client.get(page)) == ["Sell all 7"]
+    buy(trader, kv_cache, 2)
+    assert sell_all_buttons(trader_client.get(page)) == ["Sell all 9"]
+    assert "market/_quote_form.html" not in frames  # the form itself was not rendered again
+    assert sell_all_buttons(get_quote(trader_client)) == ["Sell all 9"]  # nor lost on a quote
