@@ -45,6 +45,7 @@ from django.utils import timezone
 
 from papers.models import Listing
 from peerrevenue import replicas
+from peerrevenue.db import prepared_rows
 
 from . import curve
 from .cash import cash_of
@@ -409,10 +410,13 @@ def term_tables(
 ) -> tuple[list[HolderLine], list[TradeLine]]:
     """The term's top ``holders`` (most shares first) and its latest ``trades`` (newest
     first), in one query."""
-    reading = replicas.reading_connection()
-    with reading.cursor() as cursor:
-        cursor.execute(_tables_sql(), {"term": term_id, "holders": holders, "trades": trades})
-        held, traded = (json.loads(v) if isinstance(v, str) else v for v in cursor.fetchone())
+    # Prepared: planning its joins and aggregates costs about as much as running them.
+    [row] = prepared_rows(
+        _tables_sql(),
+        {"term": term_id, "holders": holders, "trades": trades},
+        using=replicas.reading_connection(),
+    )
+    held, traded = (json.loads(v) if isinstance(v, str) else v for v in row)
     return (
         [HolderLine(*row) for row in held],
         [
