@@ -15,8 +15,8 @@ class ProposalNoticeMiddleware:
     """A term a trader proposed was listed, an order filled or was cancelled, a followed term
     moved or paid: say so once, in the page's messages.
 
-    Costs one cache read (``notices.take_flag``), and queries only when there is news;
-    nothing for anonymous readers, whose pages come from the page cache.
+    Whether there is news came with the session (``accounts.sessions``): queries only when
+    there is some; nothing for anonymous readers.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -28,7 +28,7 @@ class ProposalNoticeMiddleware:
             user is not None
             and user.is_authenticated
             and request.method == "GET"
-            and notices.take_flag(user=user)
+            and _has_news(request, user)
         ):
             for proposal in take_notices(user=user):
                 messages.success(
@@ -41,3 +41,8 @@ class ProposalNoticeMiddleware:
             if told:
                 messages.info(request, notices.batched_text(told))
         return self.get_response(request)
+
+
+def _has_news(request: HttpRequest, user) -> bool:
+    news = getattr(request.session, "news", None)
+    return notices.has_news(user=user) if news is None else news

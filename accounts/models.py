@@ -43,3 +43,6 @@ class DigestDelivery(models.Model):
 
 # Defined with the functions that use it; imported here so that Django finds the model.
 from .saved_searches import SavedSearch  # noqa: E402, F401
+
+# Defined in its own module; imported here so that Django finds the model.
+from .session_models import Session  # noqa: E402, F401

@@ -53,14 +53,8 @@ class TermQuerySet(models.QuerySet):
     def _set_status(self, status: str, reason: str) -> int:
         # A plain update: the database moves the term-set stamp that kept pages key on, and
         # a term leaving "listed" cancels its waiting orders with a notice to each owner (the
-        # trigger of migration 0010); the owners are flagged to see it on their next page.
-        from .notices import flag_unseen
-
-        ids = list(self.values_list("pk", flat=True))
-        count = self.update(status=status, status_reason=reason)
-        if status != Term.Status.LISTED:
-            flag_unseen(term_ids=ids)
-        return count
+        # trigger of migration 0010), shown on their next page (market.notices.news_sql).
+        return self.update(status=status, status_reason=reason)
 
     def halt(self, *, reason: str) -> int:
         return self.exclude(status=Term.Status.DELISTED)._set_status(Term.Status.HALTED, reason)
@@ -154,10 +148,6 @@ class Term(models.Model):
                         "p0 and k can change only while no shares are outstanding."
                     )
                 super().save(*args, **kwargs)
-                if self.status != Term.Status.LISTED:
-                    from .notices import flag_unseen
-
-                    flag_unseen(term_ids=[self.pk])  # the trigger's notices (migration 0010)
 
     def get_absolute_url(self) -> str:
         try:

@@ -3,61 +3,53 @@ follow moving past their threshold or paying a dividend.
 
 Each event is a ``Notice`` row, written in the transaction of what it tells (a fill, a cancel,
 a sweep), so nothing is told that did not happen. A trader sees everything untold as one
-batched notice on their next page (``take_flag``, then ``mark_seen``, through
-``accounts.middleware``) and in the next digest (``undigested``). So that a signed-in page
-costs no query when there is nothing to tell, the writer also sets a flag in the shared cache
-after commit (``flag``); the rows stay the record, and the portfolio always shows the untold
-ones, so an evicted flag or a notice written by the database itself (a term halted from psql)
-is never lost, only shown a page later.
+batched notice on their next page (``accounts.middleware``, then ``mark_seen``) and in the
+next digest (``undigested``). Whether there is anything to tell is asked of the rows
+themselves (``news_sql``), in the statement that reads the reader's session: no writer has to
+remember to raise a flag, and a notice written by the database itself (a term halted from
+psql) shows on the next page.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
 from . import curve
-from .models import Term
+from .models import Term, TermProposal
 from .notice_models import Follow, Notice
 from .units import format_credits
 
-FLAG_SECONDS = 60 * 60 * 24 * 30
 # The choices a reader has for "tell me when it moves by more than …", in basis points.
 THRESHOLDS = (500, 1_000, 2_000, 5_000)
 
 
-def _flag_key(user_id: int) -> str:
-    return f"market:notices:{user_id}"
+def news_sql(user_id: str) -> str:
+    """An SQL condition: the user whose id is the expression ``user_id`` has something untold,
+    a notice not yet seen or a listed proposal not yet shown (two probes of partial indexes,
+    ``notice_unseen`` and ``proposal_unseen_notice``)."""
+    proposals = TermProposal._meta.db_table
+    return (
+        f"(EXISTS (SELECT 1 FROM {Notice._meta.db_table} AS n"  # noqa: S608 - our own names
+        f" WHERE n.user_id = {user_id} AND n.seen_at IS NULL)"
+        f" OR EXISTS (SELECT 1 FROM {proposals} AS p WHERE p.user_id = {user_id}"
+        " AND p.listed_at IS NOT NULL AND p.notice_shown_at IS NULL))"
+    )
 
 
-def flag(user_ids: Iterable[int]) -> None:
-    """Say, after commit, that these users have something to be told."""
-    wanted = sorted(set(user_ids))
-    if wanted:
-        transaction.on_commit(
-            functools.partial(cache.set_many, {_flag_key(u): True for u in wanted}, FLAG_SECONDS)
-        )
+def has_news(*, user) -> bool:
+    """``news_sql`` for one user, where the session did not say (one query)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {news_sql('%s')}", [user.pk, user.pk])
+        return bool(cursor.fetchone()[0])
 
 
 def tell(*, user_id: int, kind: str, text: str, term_id: int | None = None, order_id=None) -> None:
-    """Write one notice (in the caller's transaction) and flag its reader."""
+    """Write one notice (in the caller's transaction)."""
     Notice.objects.create(user_id=user_id, kind=kind, text=text, term_id=term_id, order_id=order_id)
-    flag([user_id])
-
-
-def take_flag(*, user) -> bool:
-    """Whether ``user`` was flagged as having something to be told (a notice, a listed
-    proposal), clearing the flag: one cache read on a signed-in page view, no query."""
-    key = _flag_key(user.pk)
-    if not cache.get(key):
-        return False
-    cache.delete(key)
-    return True
 
 
 def mark_seen(*, user) -> list[Notice]:
@@ -181,17 +173,5 @@ def tell_dividends(*, payouts: Iterable[tuple[int, int]], per_share: int) -> int
                 for u in users
             ]
             Notice.objects.bulk_create(notices)
-            flag(n.user_id for n in notices)
             told += len(notices)
     return told
-
-
-def flag_unseen(*, term_ids: Iterable[int]) -> None:
-    """Flag the readers with untold notices about these terms (the status trigger of migration
-    0010 writes notices the cache cannot hear of)."""
-    users = (
-        Notice.objects.filter(term_id__in=list(term_ids), seen_at__isnull=True)
-        .values_list("user_id", flat=True)
-        .distinct()
-    )
-    flag(users)

@@ -47,7 +47,7 @@ from django.utils import timezone
 from peerrevenue.db import atomic_with_retries, violates
 from peerrevenue.queueing import send_from_request
 
-from . import curve, notices, trading
+from . import curve, trading
 from .cash import balance, holding
 from .models import Account, Term, Trade
 from .order_book import Order
@@ -262,7 +262,6 @@ def expire_due(*, term_id: int | None = None) -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT market_expire_orders(%s::bigint)", [term_id])
         told = [row[0] for row in cursor.fetchall()]
-    notices.flag(told)
     return len(told)
 
 
@@ -300,11 +299,10 @@ def fill_pass(*, term_id: int, triggered_at: dt.datetime | None = None) -> int:
     # At most twice: the term's fee shard may be missing the first time (nothing was written).
     for _ in range(2):
         # A retry after a deadlock goes on where the pass stopped: the fills before it committed.
-        fills, told, unfinished, lacking = atomic_with_retries(
+        fills, _told, unfinished, lacking = atomic_with_retries(
             lambda: trading._fetchone(_FILL_SQL, params), statement=True
         )
         made += fills
-        notices.flag(told)
         if lacking != "fee_account":
             break
         Account.objects.system(Account.Kind.FEES, shard=shard)

@@ -21,7 +21,6 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.text import slugify
 
-from . import notices
 from .highlighting import Matcher, TermRef
 from .models import Term, TermProposal
 
@@ -106,16 +105,8 @@ def mark_listed(*, term: Term) -> list[TermProposal]:
             proposal.term, proposal.listed_at = term, now
             closed.append(proposal)
     for proposal in closed:
-        transaction.on_commit(functools.partial(_tell_proposer, proposal))
+        transaction.on_commit(functools.partial(_mail_proposer, proposal))
     return closed
-
-
-def _tell_proposer(proposal: TermProposal) -> None:
-    # The reader's one notice flag (``notices.take_flag``), so that the check on a signed-in
-    # page view costs no database query; the proposal rows stay the record of what is still
-    # to be shown.
-    notices.flag([proposal.user_id])
-    _mail_proposer(proposal)
 
 
 def _mail_proposer(proposal: TermProposal) -> None:
@@ -134,8 +125,7 @@ def _mail_proposer(proposal: TermProposal) -> None:
 
 def take_notices(*, user) -> list[TermProposal]:
     """The user's listed proposals not yet shown as a notice, marked shown: each once. Asked
-    only once ``notices.take_flag`` says there is something; if the flag was evicted first,
-    the proposer still had the e-mail."""
+    only once the reader's session said there is news (``notices.news_sql``)."""
     waiting = list(
         TermProposal.objects.filter(
             user=user, listed_at__isnull=False, notice_shown_at__isnull=True

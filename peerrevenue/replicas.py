@@ -49,6 +49,7 @@ READER_VIEWS = frozenset(
 # What must always come from the primary while it answers: the session (it names who signed
 # in a moment ago) and the database cache (its entries are written on the primary).
 PRIMARY_APPS = frozenset({"sessions", "django_cache"})
+PRIMARY_MODELS = frozenset({"accounts.session"})
 
 STATUS_SECONDS = 0.15
 COOKIE = "pr_written"
@@ -108,7 +109,8 @@ class Router:
         route = _route.get()
         if route is None:
             return None
-        if model._meta.app_label in PRIMARY_APPS and not route.degraded:
+        primary = model._meta.app_label in PRIMARY_APPS or model._meta.label_lower in PRIMARY_MODELS
+        if primary and not route.degraded:
             return None
         if connections[DEFAULT_DB_ALIAS].in_atomic_block:
             return None

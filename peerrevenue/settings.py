@@ -271,13 +271,9 @@ else:
         }
     }
 
-# With Redis, a signed-in request reads its session from the cache instead of a table; every
-# write still goes to the database too, so a flushed or restarted Redis signs nobody out.
-SESSION_ENGINE = (
-    "django.contrib.sessions.backends.cached_db"
-    if REDIS_URL
-    else "django.contrib.sessions.backends.db"
-)
+# Sessions live in PostgreSQL (accounts.sessions): one statement reads the session, its user and
+# their news. Redis holds none, so a flushed or restarted Redis signs nobody out.
+SESSION_ENGINE = "accounts.sessions"
 
 # Anonymous pages are kept whole under the facts they show (peerrevenue/keep.py).
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", 60)
@@ -372,6 +368,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "recommend-changed-readers": {
         "task": "library.tasks.refit_changed",
         "schedule": crontab(minute="*/5"),
+    },
+    # Sessions are rows (accounts.sessions): the expired ones go once a day.
+    "clear-expired-sessions": {
+        "task": "accounts.tasks.clear_expired_sessions",
+        "schedule": crontab(minute=23, hour=4),
     },
 }
 

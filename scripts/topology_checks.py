@@ -55,9 +55,9 @@ from django.contrib.auth import (  # noqa: E402
     get_user_model,
 )
 from django.contrib.auth.hashers import make_password  # noqa: E402
-from django.contrib.sessions.backends.cached_db import SessionStore  # noqa: E402
 from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections  # noqa: E402
 
+from accounts.sessions import SessionStore  # noqa: E402
 from market.ledger import check_ledger  # noqa: E402
 from market.models import DividendEvent, Mention, Term  # noqa: E402
 from papers.models import Category, IngestRun, Paper  # noqa: E402

@@ -160,9 +160,9 @@ def test_market_page_costs_a_fixed_number_of_queries(
     many = count_queries(client, "/market/?sort=-mentions")
     assert few == many <= 4  # the page's facts, count, page, sparklines
     client.login(username=trader.username, password=password)
-    assert count_queries(client, "/market/") == 6  # plus session and user
-    # Until a figure changes the table is kept: only the reader's user row and the page's
-    # facts are read (the session is in the cache once read).
+    assert count_queries(client, "/market/") == 5  # plus the session with its reader
+    # Until a figure changes the table is kept: only the session with its reader and the
+    # page's facts are read.
     assert count_warm_queries(client, "/market/") == 2
 
 
@@ -266,9 +266,11 @@ def test_term_page_costs_a_fixed_number_of_queries(
     # And the term research (market.research): one query.
     assert count_queries(client, "/market/kv-cache/") == few <= 12
     client.login(username=trader.username, password=password)
-    # Session, user, and the trade box in one (cash, holding, follow, any orders here).
-    assert count_queries(client, "/market/kv-cache/") == few + 3
-    # Kept until a figure changes: the reader's user row, the page's facts and the trade box.
+    # The session with its reader (one statement), and the trade box in one (cash, holding,
+    # follow, any orders here).
+    assert count_queries(client, "/market/kv-cache/") == few + 2
+    # Kept until a figure changes: the session with its reader, the page's facts and the
+    # trade box.
     assert count_warm_queries(client, "/market/kv-cache/") == 3
     # With an order here, the reader's orders too (and their fills, in one more).
     trading.place_order(
@@ -814,8 +816,8 @@ def test_portfolio_costs_a_fixed_number_of_queries(trader_client, trader, cs_dc)
         dividends.pay_dividend(
             term=term, paper_ids=[paper.pk], per_share=50_000, date=dt.date(2026, 10, 1)
         )
-    # 13 before orders and notices: their orders, the notices marked seen, the recent ones.
-    assert measure() == few == 16
+    # 12 before orders and notices: their orders, the notices marked seen, the recent ones.
+    assert measure() == few == 15
 
 
 # Leaderboard ------------------------------------------------------------------------------------

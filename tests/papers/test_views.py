@@ -226,9 +226,9 @@ def test_category_page_query_count_is_fixed(client, cs_dc, reader):
     # The page's facts, category, count, page, the next page's first day, replacements, three
     # for the day navigation, session and user.
     assert many_cold <= 12
-    # Then the page is kept until something it shows changes: the user's row and the page's
-    # facts (the stamps it is kept by, the watchers, the reader's watch) are all that is left
-    # to ask the database, with Redis as in production (the session comes from it).
+    # Then the page is kept until something it shows changes: the session with its reader
+    # (accounts.sessions, one statement) and the page's facts (the stamps it is kept by, the
+    # watchers, the reader's watch) are all that is left to ask the database.
     assert many_warm == few_warm == 2
 
 
