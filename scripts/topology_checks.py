@@ -56,6 +56,7 @@ from django.contrib.auth import (  # noqa: E402
 )
 from django.contrib.auth.hashers import make_password  # noqa: E402
 from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections  # noqa: E402
+from django.utils import timezone  # noqa: E402
 
 from accounts.sessions import SessionStore  # noqa: E402
 from market.ledger import check_ledger  # noqa: E402
@@ -530,14 +531,24 @@ def check_killed_worker_lease(arxiv: FakeArxiv) -> Result:
     if holder is None:
         return Result("killed_worker_lease", False, {"error": "no worker log names the task"})
     killed_at = time.monotonic()
+    killed_on_server = timezone.now()
     ctl("kill", holder)
 
     attempts = 0
     ingested_after = None
     deadline = killed_at + LEASE_WAIT_SECONDS
+
+    def ingesting() -> bool:
+        # A run started since the kill and not finished: asking again now would be asking for
+        # a second ingest (a run asked for after one started fetches afresh, by design).
+        return IngestRun.objects.filter(
+            category=category, started_at__gte=killed_on_server, status=IngestRun.Status.RUNNING
+        ).exists()
+
     while time.monotonic() < deadline:
-        attempts += 1
-        ingest_category.delay(category.pk)
+        if not ingesting():
+            attempts += 1
+            ingest_category.delay(category.pk)
         if wait_until(
             lambda: IngestRun.objects.filter(
                 date=DAY_TWO, category=category, status=IngestRun.Status.SUCCEEDED
