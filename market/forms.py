@@ -11,7 +11,7 @@ from django.conf import settings
 
 from .models import Trade
 from .trading import KEY_MAX_LENGTH
-from .units import parse_credits
+from .units import MICRO_PER_CREDIT, parse_credits
 
 INPUT_MAX_LENGTH = 30
 _WHOLE = re.compile(r"[+-]?[0-9]+", re.ASCII)
@@ -226,8 +226,9 @@ class OrderForm(forms.Form):
             micro = parse_credits(text)
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
-        if micro <= 0:
-            raise forms.ValidationError("Enter a limit above zero credits a share.")
+        if micro < MICRO_PER_CREDIT // 100:
+            # Shown to two decimals, anything less would read "at most 0.00 credits a share".
+            raise forms.ValidationError("Enter a limit of at least 0.01 credits a share.")
         return micro
 
     def clean_key(self) -> str:

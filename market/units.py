@@ -14,6 +14,8 @@ MICRO_PER_CREDIT = 1_000_000
 MINUS = "\u2212"
 # ASCII digits only: str.isdigit() and \d also accept "٣" or "３", which no one means as money.
 _AMOUNT = re.compile(r"([0-9]*)(?:\.([0-9]*))?", re.ASCII)
+# Commas only as thousands separators: "1,5" is a decimal comma, which must not become 15.
+_GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?", re.ASCII)
 
 
 def format_credits(micro: int, *, places: int = 2, unit: bool = True, signed: bool = False) -> str:
@@ -41,9 +43,17 @@ def format_shares(n: int) -> str:
 
 
 def parse_credits(text: str) -> int:
-    """``"-12.5"`` → ``-12_500_000`` µ¢: ASCII digits, at most six decimal places, commas and
-    underscores between digits ignored; raises ValueError with a message for a person."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
+    """``"-12.5"`` → ``-12_500_000`` µ¢: ASCII digits, at most six decimal places, commas
+    between groups of three digits and underscores between digits ignored; raises ValueError
+    with a message for a person."""
+    cleaned = text.strip().replace("_", "")
+    if "," in cleaned:
+        if not _GROUPED.fullmatch(cleaned.lstrip("+-")):
+            raise ValueError(
+                f"“{text.strip()}”: write decimals with a point (12.50) and commas only "
+                "between thousands (1,000.50)."
+            )
+        cleaned = cleaned.replace(",", "")
     sign = -1 if cleaned.startswith("-") else 1
     cleaned = cleaned.removeprefix("-") if sign < 0 else cleaned.removeprefix("+")
     found = _AMOUNT.fullmatch(cleaned)

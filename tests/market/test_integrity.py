@@ -239,6 +239,14 @@ def test_parse_credits_takes_ascii_digits_only():
             parse_credits(text)
 
 
+def test_parse_credits_takes_commas_between_thousands_only():
+    assert parse_credits("12,345,678.5") == 12_345_678_500_000
+    assert parse_credits("-1,000") == -1_000_000_000
+    for text in ("1,5", "0,50", "1,00,000", ",5", "1,000,00"):
+        with pytest.raises(ValueError, match="decimals with a point"):
+            parse_credits(text)
+
+
 # Nothing overflows 64 bits --------------------------------------------------------------------
 
 

@@ -104,6 +104,18 @@ def test_an_order_form_with_a_bad_limit_says_why(trader_client, term):
     assert not Order.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "limit, says",
+    [
+        ("1,5", "write decimals with a point (12.50)"),  # a decimal comma, not 15 credits
+        ("0.000001", "Enter a limit of at least 0.01 credits a share."),  # would read 0.00
+    ],
+)
+def test_a_limit_that_would_be_misread_is_refused(trader_client, term, limit, says):
+    assert says in page_text(place(trader_client, limit=limit))
+    assert not Order.objects.exists()
+
+
 def test_an_order_that_crosses_the_traders_own_order_is_refused(trader_client, trader, term):
     trading.buy(user=trader, term=term, shares=20, max_cost=None, key=key())
     place(trader_client, side="sell", shares="5", limit="1.50")
