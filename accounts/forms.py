@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.db import IntegrityError, transaction
 
-from .limits import TOO_MANY_ATTEMPTS, login_limited
+from .limits import login_limited, too_many_attempts
 from .models import Preferences
 
 EMAIL_TAKEN = "An account with this email address already exists."
@@ -81,5 +81,5 @@ class RateLimitedAdminAuthenticationForm(AdminAuthenticationForm):
 
     def clean(self):
         if self.request is not None and login_limited(self.request):
-            raise forms.ValidationError(TOO_MANY_ATTEMPTS, code="rate_limited")
+            raise forms.ValidationError(too_many_attempts(), code="rate_limited")
         return super().clean()

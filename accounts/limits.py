@@ -12,13 +12,22 @@ import hashlib
 from django.conf import settings
 from django.http import HttpRequest
 
-from peerrevenue.ratelimit import client_address, is_limited
+from peerrevenue.ratelimit import client_address, is_limited, seconds_until_reset, wait_text
 
-TOO_MANY_ATTEMPTS = "Too many attempts from your address. Please wait a few minutes and try again."
-TOO_MANY_RESETS = (
-    "Too many password reset requests for this email address. Check your inbox for the links "
-    "already sent, or wait a few minutes and try again."
-)
+
+def _wait() -> str:
+    return wait_text(seconds_until_reset(window_seconds=settings.RATELIMIT_WINDOW_SECONDS))
+
+
+def too_many_attempts() -> str:
+    return f"Too many attempts from your address. Please try again in {_wait()}."
+
+
+def too_many_resets() -> str:
+    return (
+        "Too many password reset requests for this email address. Check your inbox for the "
+        f"links already sent, or try again in {_wait()}."
+    )
 
 
 def _client_limited(request: HttpRequest, scope: str, limit: int) -> bool:

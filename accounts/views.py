@@ -15,12 +15,12 @@ from peerrevenue.redirects import safe_next
 from . import traders
 from .forms import PreferencesForm, SignupForm
 from .limits import (
-    TOO_MANY_ATTEMPTS,
-    TOO_MANY_RESETS,
     login_limited,
     reset_limited_for_client,
     reset_limited_for_email,
     signup_limited,
+    too_many_attempts,
+    too_many_resets,
 )
 from .models import Preferences
 
@@ -36,7 +36,7 @@ class RateLimitedLoginView(LoginView):
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if login_limited(request):
             form = self.get_form()
-            form.add_error(None, TOO_MANY_ATTEMPTS)
+            form.add_error(None, too_many_attempts())
             return self.render_to_response(self.get_context_data(form=form), status=429)
         return super().post(request, *args, **kwargs)
 
@@ -52,12 +52,12 @@ class RateLimitedPasswordResetView(PasswordResetView):
 
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if reset_limited_for_client(request):
-            return self.refuse(self.get_form(), TOO_MANY_ATTEMPTS)
+            return self.refuse(self.get_form(), too_many_attempts())
         return super().post(request, *args, **kwargs)
 
     def form_valid(self, form) -> HttpResponse:
         if reset_limited_for_email(form.cleaned_data["email"]):
-            return self.refuse(form, TOO_MANY_RESETS)
+            return self.refuse(form, too_many_resets())
         return super().form_valid(form)
 
     def refuse(self, form, message: str) -> HttpResponse:
@@ -74,7 +74,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     context = {"form": form, "next": back}
     if request.method == "POST":
         if signup_limited(request):
-            form.add_error(None, TOO_MANY_ATTEMPTS)
+            form.add_error(None, too_many_attempts())
             return render(request, "registration/signup.html", context, status=429)
         if form.is_valid() and (user := form.create_user()) is not None:
             login(request, user, backend="accounts.backends.UserBackend")

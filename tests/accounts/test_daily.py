@@ -138,7 +138,7 @@ def test_beat_starts_the_pipeline_twice_an_announcement_evening():
     schedule = {
         entry["task"]: entry
         for entry in django_settings.CELERY_BEAT_SCHEDULE.values()
-        if entry["task"].startswith("accounts.")
+        if entry["task"].startswith("accounts.daily.")
     }
     assert set(schedule) == {"accounts.daily.run_daily"}
     runs = sorted(
