@@ -46,14 +46,22 @@ def percent_bp(basis_points: int | None) -> str:
     """A change in basis points as ``+4.5%``, ``−0.3%`` or ``0.0%``."""
     if basis_points is None:
         return ""
-    sign = "+" if basis_points > 0 else MINUS if basis_points < 0 else ""
-    return f"{sign}{abs(basis_points) / 100:.1f}%"
+    tenths = (abs(basis_points) + 5) // 10  # half away from zero, in whole numbers
+    sign = "" if not tenths else "+" if basis_points > 0 else MINUS
+    return f"{sign}{tenths // 10}.{tenths % 10}%"
+
+
+# The smallest change each kind of figure shows: a cent of credits (0.01, in µ¢) and a tenth of
+# a percent (10 basis points). Anything smaller reads 0.00 or 0.0%, and must look flat too.
+_SHOWN_STEP = {"money": 10_000, "bp": 10}
 
 
 @register.filter
-def trend(value: int | None) -> str:
-    """A CSS modifier for a signed number: ``up``, ``down`` or ``flat``."""
-    if not value:
+def trend(value: int | None, unit: str = "money") -> str:
+    """A CSS modifier for a signed number as shown: ``up``, ``down`` or ``flat``. ``unit`` is
+    ``money`` (µ¢, shown to the cent) or ``bp`` (basis points, shown as a percent)."""
+    step = _SHOWN_STEP[unit]
+    if not value or abs(value) * 2 < step:  # rounds half away from zero, as it is written
         return "flat"
     return "up" if value > 0 else "down"
 
