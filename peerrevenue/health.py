@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import redis
 from django.conf import settings
+from django.contrib.staticfiles.storage import ManifestFilesMixin, staticfiles_storage
 from django.db import DatabaseError, connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import HttpRequest, HttpResponse
@@ -87,8 +88,20 @@ def check_replicas() -> str | None:
     return "ok" if "ok" in states else states[0]
 
 
+def check_static() -> str | None:
+    """What to do when production's static files were never collected, else None. Pages name
+    their stylesheets by the hashes in collectstatic's manifest, read when the process starts:
+    without it every page fails, so the instance must not be sent any."""
+    if isinstance(staticfiles_storage, ManifestFilesMixin) and not staticfiles_storage.hashed_files:
+        return "down: no collectstatic manifest; run manage.py collectstatic, then restart"
+    return None
+
+
 def health() -> tuple[int, dict[str, str]]:
     checks = {"database": check_database(), "redis": check_redis()}
+    static = check_static()
+    if static is not None:
+        checks["static"] = static
     down = {name for name, state in checks.items() if state.startswith("down")}
     replica = check_replicas() if "database" in down else None
     if replica is not None:

@@ -51,3 +51,18 @@ def test_in_production_it_answers_over_plain_http(client, settings, fresh_client
     settings.SECURE_SSL_REDIRECT = True
     assert client.get("/healthz").status_code == 200
     assert client.get("/market/rules/").status_code == 301
+
+
+def test_static_files_never_collected_is_503_saying_what_to_run(
+    client, fresh_client, monkeypatch, tmp_path
+):
+    """In production pages name their stylesheets through collectstatic's manifest: an
+    instance started without it would answer every page with an error."""
+    from django.contrib.staticfiles.storage import ManifestStaticFilesStorage
+
+    monkeypatch.setattr(
+        health, "staticfiles_storage", ManifestStaticFilesStorage(location=tmp_path)
+    )
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert "run manage.py collectstatic" in response.json()["static"]
