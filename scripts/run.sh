@@ -11,4 +11,8 @@ if [ -z "${DATABASE_URL:-}" ]; then
   trap '"$BIN/python" -m peerrevenue.embedded_db stop' EXIT
 fi
 echo "Peer Revenue is at http://127.0.0.1:$PORT/ (Ctrl-C stops it)"
-"$BIN/gunicorn" peerrevenue.wsgi --bind "127.0.0.1:$PORT" --workers 2 --access-logfile -
+# A control socket of this checkout's own: gunicorn's default is one per user, which a second
+# site on the machine (another checkout, another port) would take over.
+mkdir -p .local
+"$BIN/gunicorn" peerrevenue.wsgi --bind "127.0.0.1:$PORT" --workers 2 --access-logfile - \
+  --control-socket ".local/gunicorn-$PORT.ctl"
