@@ -11,6 +11,10 @@ from .models import Preferences
 
 EMAIL_TAKEN = "An account with this email address already exists."
 USERNAME_TAKEN = "A user with that username already exists."
+USERNAME_NOT_ASCII = (
+    "Use the letters A to Z, digits and @ . + - _ only: a name must not pass for another "
+    "by letters from other alphabets that look the same."
+)
 # The database's names for the two unique rules a sign-up can break: auth's username
 # constraint and the case-insensitive e-mail index of migration 0002.
 EMAIL_INDEX = "accounts_user_email_ci_unique"
@@ -33,6 +37,14 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
         model = get_user_model()
         fields = ("username", "email")
+
+    def clean_username(self) -> str:
+        # ASCII only: "Cаse" with a Cyrillic "а" would pass for "Case" on the leaderboard and
+        # the trader pages. (Names differing only in case are refused by Django's own check.)
+        username = super().clean_username()
+        if not username.isascii():
+            raise forms.ValidationError(USERNAME_NOT_ASCII)
+        return username
 
     def clean_email(self) -> str:
         email = self.cleaned_data["email"].strip()

@@ -38,6 +38,8 @@ def test_signup_logs_the_new_user_in(client):
         ({"password1": "password", "password2": "password"}, "This password is too common."),
         ({"password1": "12345678901", "password2": "12345678901"}, "entirely numeric"),
         ({"username": "bad name!"}, "Enter a valid username."),
+        # A Cyrillic "а": it would pass for "grace" wherever names are listed.
+        ({"username": "gr\u0430ce"}, "Use the letters A to Z, digits and @ . + - _ only"),
     ],
 )
 def test_signup_refuses_bad_input_with_a_clear_message(client, overrides, message):
