@@ -135,10 +135,9 @@ def filtered(papers: QuerySet[Paper], query: Query) -> QuerySet[Paper]:
     if query.categories:
         papers = papers.filter(_in_categories(query))
     if query.date_from or query.date_to:
-        # Announced in the range: a new submission or a cross-list, in any category.
-        listings = Listing.objects.filter(
-            paper=OuterRef("pk"), announce_type__in=Listing.STREAM_TYPES
-        )
+        # Announced in the range, in any category and in any way: new, cross-listed or
+        # replaced (a paper known here only by a replacement was announced that day too).
+        listings = Listing.objects.filter(paper=OuterRef("pk"))
         if query.date_from:
             listings = listings.filter(date__gte=query.date_from)
         if query.date_to:
@@ -241,7 +240,7 @@ def narrowed_to_recent(query: Query) -> tuple[Query, str | None]:
     all may all lie after the range), else to the newest papers of all (the oldest arXiv id
     of them, to filter on). Read first, as a value: the planner then knows how narrow it is."""
     if query.date_from or query.date_to:
-        announced = Listing.objects.filter(announce_type__in=Listing.STREAM_TYPES)
+        announced = Listing.objects.all()
         if query.date_from:
             announced = announced.filter(date__gte=query.date_from)
         if query.date_to:

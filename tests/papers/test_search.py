@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from papers import search as search_module
-from papers.models import Category
+from papers.models import Category, Listing
 from papers.search import pages as search_pages
 from papers.search import query as search_query
 from tests.factories import list_paper, make_paper
@@ -186,6 +186,19 @@ def test_date_range_filter_uses_announcement_dates(client, cs_dc):
     assert result_ids(search(client, "consensus", until="2026-11-05")) == [early.arxiv_id]
     both = search(client, "consensus", since="2026-11-01", until="2026-11-30")
     assert set(result_ids(both)) == {early.arxiv_id, late.arxiv_id}
+
+
+def test_a_date_range_keeps_papers_known_only_by_a_replacement(client, cs_dc):
+    fresh = make_paper(arxiv_id="2611.00043", title="Fresh consensus")
+    revised = make_paper(arxiv_id="2401.00044", title="Revised consensus")
+    list_paper(fresh, category=cs_dc, date=DAY)
+    list_paper(revised, category=cs_dc, date=DAY, announce_type=Listing.AnnounceType.REPLACE)
+
+    everything = {fresh.arxiv_id, revised.arxiv_id}
+    assert set(result_ids(search(client, "consensus"))) == everything
+    wide = search(client, "consensus", since="0001-01-01", until="9999-12-31")
+    assert set(result_ids(wide)) == everything
+    assert result_ids(search(client, "consensus", since="2026-11-05")) == []
 
 
 def test_accents_are_optional_and_misspelled_authors_are_found(client):
