@@ -43,6 +43,8 @@ def test_every_page_fits_without_hidden_columns(browser, live_server, market_day
             response = page.goto(path)
             assert response.status == 200, path
             problems = page.evaluate(PROBLEMS)
+            if not page.locator("#site-search-q").is_visible():
+                problems = [*problems, "the header's search box is hidden"]
             if problems:
                 found[path] = problems[:3]
             page.screenshot(path=str(_shot(name, viewport, scheme)), full_page=True)
@@ -56,3 +58,24 @@ def _shot(name: str, viewport: dict, scheme: str) -> Path:
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS / f"newcomer-{name}-{viewport['width']}-{scheme}.png"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_phone_searches_from_the_header_of_any_page(browser, live_server, market_day, scheme):
+    context, page = signed_in_context(browser, live_server, PHONE, color_scheme=scheme)
+    try:
+        page.goto("/abs/2611.00002/")
+        box = page.get_by_role("search").get_by_label("Search papers")
+        found = box.bounding_box()
+        # The row's whole width, one tap from the top of the page.
+        assert found and found["width"] >= PHONE["width"] / 2 and found["y"] < 200, found
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        page.screenshot(path=str(_shot("header-search", PHONE, scheme)))
+        box.click()
+        box.fill("raft")
+        box.press("Enter")
+        page.wait_for_url("**/search/?q=raft")
+        assert page.locator("li.paper").count() == 3
+    finally:
+        context.close()
+
