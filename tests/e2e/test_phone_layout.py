@@ -1,5 +1,6 @@
 """Nothing is wider than the viewport, and no table scrolls sideways with cells or controls
-hidden, on every page a newcomer visits, at 390 and 1280 px, light and dark."""
+hidden, on every page a newcomer visits, at 390 and 1280 px, light and dark; the header's search
+box shows on each, and the small parts of a phone's pages sit neatly."""
 
 from __future__ import annotations
 
@@ -79,3 +80,29 @@ def test_a_phone_searches_from_the_header_of_any_page(browser, live_server, mark
     finally:
         context.close()
 
+
+def test_the_search_dates_the_star_and_the_hot_link_sit_neatly_on_a_phone(
+    browser, live_server, market_day
+):
+    context, page = signed_in_context(browser, live_server, PHONE)
+    try:
+        page.goto("/search/?q=raft")
+        since, until = (page.get_by_label(name, exact=True) for name in ("Announced from", "to"))
+        since_box, until_box = since.bounding_box(), until.bounding_box()
+        assert since_box and until_box and since_box["y"] == until_box["y"]  # one row
+        labels = [
+            page.locator(f"label[for={f}]").bounding_box() for f in ("search-since", "search-until")
+        ]
+        assert labels[0]["y"] == labels[1]["y"]
+        page.goto("/abs/2611.00001/")
+        search_row = page.locator(".site-search").bounding_box()
+        star = page.locator("main > .star").bounding_box()
+        assert star["y"] - (search_row["y"] + search_row["height"]) >= 12  # room to breathe
+        page.goto("/list/cs.DC/")
+        # In the navigation's type, like the breadcrumb and the site's links, not the text's.
+        style = "el => [getComputedStyle(el).fontFamily, getComputedStyle(el).textDecorationLine]"
+        hot = page.get_by_role("link", name="Hot in cs.DC").evaluate(style)
+        nav = page.locator(".site-nav a").first.evaluate(style)
+        assert hot == nav, (hot, nav)
+    finally:
+        context.close()
