@@ -8,8 +8,10 @@ counts are shown. Hidden papers never rank.
 Counting a month of saves and trades is the expensive part (at 300,000 papers and 28,000 recent
 saves, half a second), so a request never does it: ``refresh`` ranks every period and stores
 the best ``KEPT`` of each (``HotPaper``), and a request reads the first rows of one period by
-its (period, rank) key, leaving out papers hidden since. The stored lists are refreshed at most
-every ``REFRESH_SECONDS``: the first reader after that asks the worker (``refresh_soon``).
+its (period, rank) key, leaving out papers hidden since. ``HotRanking`` says which periods were
+ranked: an empty list before the first refresh reads "not yet", not "nothing happened". The
+stored lists are refreshed at most every ``REFRESH_SECONDS``: the first reader after that asks
+the worker (``refresh_soon``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from django.utils import timezone
 
 from peerrevenue import replicas
 
-from .models import HotPaper
+from .models import HotPaper, HotRanking
 
 if TYPE_CHECKING:
     from papers.models import Paper
@@ -135,6 +137,12 @@ def refresh(*, now: dt.datetime | None = None) -> dict[str, int]:
             for period, rows in counted.items()
             for rank, (item, categories) in enumerate(rows, start=1)
         )
+        # Which periods were ranked: an empty list is then "nothing happened", not "not yet".
+        HotRanking.objects.all().delete()
+        HotRanking.objects.bulk_create(
+            HotRanking(period=period, ranked_at=now, papers=len(rows))
+            for period, rows in counted.items()
+        )
     cache.set(REFRESHED, 1, timeout=REFRESH_SECONDS)  # whoever refreshed, the clock restarts
     return {period: len(rows) for period, rows in counted.items()}
 
@@ -187,6 +195,14 @@ def ranking(*, period: str, category: str | None = None, limit: int = SHOWN) -> 
             )
             for pk, saves, trades, terms in cursor.fetchall()
         ]
+
+
+def ranked(*, period: str) -> bool:
+    """Whether a refresh has ranked ``period`` yet: before the worker's first refresh there is
+    no list to show, whatever was saved or traded."""
+    with replicas.reading_connection().cursor() as cursor:
+        cursor.execute("SELECT 1 FROM library_hotranking WHERE period = %s", [period])
+        return cursor.fetchone() is not None
 
 
 def hot_papers(

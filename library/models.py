@@ -145,3 +145,16 @@ class HotPaper(models.Model):
 
     def __str__(self) -> str:
         return f"{self.paper_id}: #{self.rank} of the {self.period}"
+
+
+class HotRanking(models.Model):
+    """When the last refresh ranked a period, and how many papers it found: a period without a
+    row has not been ranked yet (the worker has not run), which the hot page tells apart from a
+    period in which nothing was saved or traded (a row, no papers)."""
+
+    period = models.CharField(max_length=8, unique=True)
+    ranked_at = models.DateTimeField()
+    papers = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"the {self.period}: {self.papers} papers at {self.ranked_at:%Y-%m-%d %H:%M}"

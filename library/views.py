@@ -253,9 +253,11 @@ def hot_list(request: HttpRequest, *, period: str, category: str | None) -> keep
 
 def _hot_piece(*, period: str, category: str | None, facts: keep.Facts) -> keep.Piece:
     rows = hot.hot_papers(period=period, category=category)
+    # An empty list may be one the worker has not ranked yet (asked by hot.refresh_soon).
+    ranked = bool(rows) or hot.ranked(period=period)
     html = keep.render_piece(
         "library/_hot_list.html",
-        {"rows": rows, "period": period, "save_weight": hot.SAVE_WEIGHT},
+        {"rows": rows, "ranked": ranked, "period": period, "save_weight": hot.SAVE_WEIGHT},
         facts=facts,
     )
     return keep.Piece(html)

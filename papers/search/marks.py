@@ -201,8 +201,9 @@ def _marked_html(markup: str, pattern: re.Pattern[str] | None) -> SafeString:
 
 def _snippet(text: str, pattern: re.Pattern[str] | None, offsets: list[int]) -> SafeString | None:
     """Up to SNIPPET_FRAGMENTS passages of SNIPPET_WORDS words of the text (its words one
-    space apart), those with the most matches (at ``offsets``), in text order, joined by
-    " … ", the words of ``pattern`` in <mark>; None without any match."""
+    space apart), those with the most matches (at ``offsets``), in text order, the words of
+    ``pattern`` in <mark>; None without any match. A "…" stands wherever text is left out:
+    before, between and after the passages, so that a cut never reads as the abstract's end."""
     if pattern is None or not offsets:
         return None
     # The index of the word each match is in.
@@ -224,6 +225,13 @@ def _snippet(text: str, pattern: re.Pattern[str] | None, offsets: list[int]) -> 
         if best is None:
             break
         chosen.append(best[1:])
-    return mark_safe(  # noqa: S308 - _marked escapes every piece of text
-        " … ".join(_marked(" ".join(tokens[start:end]), pattern) for start, end in sorted(chosen))
-    )
+    parts: list[str] = []
+    shown = 0  # the end of the last passage
+    for start, end in sorted(chosen):
+        if start > shown:
+            parts.append("…")
+        parts.append(_marked(" ".join(tokens[start:end]), pattern))
+        shown = end
+    if shown < count:
+        parts.append("…")
+    return mark_safe(" ".join(parts))  # noqa: S308 - _marked escapes every piece of text

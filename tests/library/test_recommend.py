@@ -16,6 +16,7 @@ from library import hot, shelf
 from library.models import HotPaper, Recommendation, SavedPaper
 from library.recommend import readers, similar, text
 from tests.factories import TOPICS, make_paper, make_topical_papers
+from tests.html import Page
 
 
 def corpus(category, *, per_topic: int = 12, days: int = 3) -> dict[str, list]:
@@ -230,6 +231,37 @@ def test_the_hot_list_is_ranked_again_when_due_not_on_every_request(client, cs_d
     assert "<strong>1 save</strong>" in page  # the stored list, until it is due
     cache.delete(hot.REFRESHED)  # five minutes later
     assert "<strong>2 saves</strong>" in client.get("/hot/?period=day").content.decode()
+
+
+@pytest.mark.django_db
+def test_the_hot_page_says_not_yet_until_the_worker_ranks_the_lists(
+    client, cs_dc, reader, monkeypatch
+):
+    from library.tasks import refresh_hot
+
+    papers = corpus(cs_dc, per_topic=2)
+    shelf.save(user=reader, paper=papers["storage"][0])
+    # A broker but no worker: the refresh is queued, and nobody runs it.
+    monkeypatch.setattr(refresh_hot, "apply_async", lambda *args, **kwargs: None)
+    page = Page.of(client.get("/hot/?period=day"))
+    assert "The hot list is being worked out" in page.text
+    assert "No paper was saved" not in page.text
+    hot.refresh()  # the worker, at last
+    page = Page.of(client.get("/hot/?period=day"))
+    assert papers["storage"][0].title in page.text
+    assert "being worked out" not in page.text
+
+
+@pytest.mark.django_db
+def test_the_hot_page_says_nothing_happened_when_the_ranking_found_nothing(client, cs_dc, reader):
+    paper = corpus(cs_dc, per_topic=2)["storage"][0]
+    shelf.save(user=reader, paper=paper)
+    SavedPaper.objects.update(saved_at=timezone.now() - dt.timedelta(days=3))  # not today
+    assert hot.refresh()["day"] == 0
+    page = Page.of(client.get("/hot/?period=day"))
+    assert "No paper was saved, and no term a new paper mentions was traded" in page.text
+    assert "being worked out" not in page.text
+    assert paper.title in Page.of(client.get("/hot/?period=week")).text
 
 
 @pytest.mark.django_db
