@@ -184,12 +184,24 @@ def _stored(arxiv_ids: list[str]) -> dict[str, int]:
 def analyze() -> None:
     """Bring the planner's statistics up to the tables' new size at once. A bulk import can
     multiply them before autovacuum's next look, and until then the planner, believing a
-    category has a thousand listings where it has sixty thousand, joins them one by one."""
+    category has a thousand listings where it has sixty thousand, joins them one by one.
+
+    The tables that pages read by index-only scans (an author's page, a category's days and
+    listings) are vacuumed too, outside a transaction: a scan skips the table only where a
+    vacuum marked its pages all-visible, and until autovacuum's turn the most prolific
+    author's page of a million-paper import read its 1,485 rows one by one (5.9 ms against
+    0.9 ms). Those three tables are narrow: about a second at a million papers.
+    """
     # With what the triggers of papers 0020 and 0021 wrote for the new papers and listings.
-    models = (Paper, PaperVersion, Listing, CategoryDay, Authorship)
-    tables = [model._meta.db_table for model in models]
+    quote = connection.ops.quote_name
+    analyzed = ", ".join(quote(model._meta.db_table) for model in (Paper, PaperVersion))
+    scanned = ", ".join(quote(model._meta.db_table) for model in (Listing, CategoryDay, Authorship))
     with connection.cursor() as cursor:
-        cursor.execute(f"ANALYZE {', '.join(map(connection.ops.quote_name, tables))}")
+        if connection.in_atomic_block:  # VACUUM cannot run in a transaction
+            cursor.execute(f"ANALYZE {analyzed}, {scanned}")
+        else:
+            cursor.execute(f"ANALYZE {analyzed}")
+            cursor.execute(f"VACUUM (ANALYZE) {scanned}")
 
 
 def _commit(
