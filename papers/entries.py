@@ -37,7 +37,7 @@ ENTRY_TEMPLATE = "includes/paper_entry.html"
 class Entry:
     """One listing of a category page: what its key needs, then its HTML."""
 
-    date: dt.date
+    date: dt.date | None  # None on an author's page, which lists papers, not listings
     paper_id: int
     stamp: int
     version: int | None  # the version a replacement announced; None in the stream
@@ -93,14 +93,16 @@ def entry_rows(
     ]
 
 
-def fill(entries: Iterable[Entry], *, category: Category, facts: keep.Facts) -> None:
+def fill(
+    entries: Iterable[Entry], *, category: Category | None, facts: keep.Facts
+) -> dict[int, Paper]:
     """Give every entry its HTML: kept ones from the store in one look-up, the others rendered
-    from their papers, loaded together in one query."""
+    from their papers, loaded together in one query (returned, by id). Without a category
+    (an author's page) the label names each paper's primary category."""
     entries = list(entries)
+    code, name = (category.code, category.name) if category else (None, None)
     keys = [
-        keep.key(
-            "entry", facts["terms"], e.paper_id, e.stamp, category.code, category.name, e.version
-        )
+        keep.key("entry", facts["terms"], e.paper_id, e.stamp, code, name, e.version)
         for e in entries
     ]
     found = keep.lookup_many(keys)
@@ -118,6 +120,7 @@ def fill(entries: Iterable[Entry], *, category: Category, facts: keep.Facts) -> 
             keep.put(key, html)
             found[key] = html
         entry.html = mark_safe(html)  # noqa: S308 - rendered by our template, escaped there
+    return papers
 
 
 def days_html(days: Iterable[Day], *, category: Category) -> SafeString:

@@ -620,9 +620,10 @@ class Authorship(models.Model):
 
 
 # The page of an author's papers and how many there are, in one statement: the rows and the
-# count come from the author's index entries; only the page's thirty papers are read.
+# count come from the author's index entries; of each paper only its stamp is read (its entry
+# is most often kept: papers.entries).
 _AUTHOR_PAGE_SQL = """
-SELECT {columns}, page.total
+SELECT page.paper_id, p.stamp, page.total
 FROM (SELECT paper_id, submitted_at, arxiv_id, count(*) OVER () AS total
       FROM papers_authorship WHERE name = {folded}
       ORDER BY submitted_at DESC NULLS LAST, arxiv_id DESC
@@ -632,22 +633,17 @@ ORDER BY page.submitted_at DESC NULLS LAST, page.arxiv_id DESC
 """
 
 
-def author_page(*, name: str, start: int, stop: int) -> tuple[list[Paper], int]:
-    """Papers ``start`` to ``stop`` of an author's shown papers, newest first (those without
-    a submission time last), and how many they have in all."""
-    shown = [
-        f"p.{field.column}"
-        for field in Paper._meta.concrete_fields
-        if field.name not in PaperQuerySet.ENTRY_DEFERRED
-    ]
-    sql = _AUTHOR_PAGE_SQL.format(columns=", ".join(shown), folded=folded_name_sql())
-    papers = list(Paper.objects.raw(sql, [" ".join(name.split()), start, stop - start]))
-    if papers:
-        # The window's count, which raw() sets on each paper as an attribute.
-        total: int = getattr(papers[0], "total")  # noqa: B009 - not a field: mypy cannot see it
-        return papers, total
+def author_page(*, name: str, start: int, stop: int) -> tuple[list[tuple[int, int]], int]:
+    """The (paper id, stamp) of papers ``start`` to ``stop`` of an author's shown papers,
+    newest first (those without a submission time last), and how many they have in all."""
+    sql = _AUTHOR_PAGE_SQL.format(folded=folded_name_sql())
+    with replicas.reading_connection().cursor() as cursor:
+        cursor.execute(sql, [" ".join(name.split()), start, stop - start])
+        rows = cursor.fetchall()
+    if rows:
+        return [(paper_id, stamp) for paper_id, stamp, _ in rows], rows[0][2]
     # Past the end, or no such author: the count alone.
-    return papers, Authorship.objects.named(name).count() if start else 0
+    return [], Authorship.objects.named(name).count() if start else 0
 
 
 class NameWord(models.Model):

@@ -189,21 +189,33 @@ def author(request: HttpRequest, name: str) -> HttpResponse:
         raise Http404(f"No author here has a name longer than {MAX_AUTHOR_NAME} characters.")
     # Any paper may be this author's: kept by the stamp of all papers.
     facts = keep.read(request, "papers")
-    return keep.anonymous_page(request, facts, lambda: _author_page(request, name))
+    return keep.anonymous_page(request, facts, lambda: _author_page(request, facts, name))
 
 
-def _author_page(request: HttpRequest, name: str) -> HttpResponse:
+def _author_page(request: HttpRequest, facts: keep.Facts, name: str) -> HttpResponse:
     number = number_of(request.GET.get("page"))
     start = (min(number, MAX_PAGE) - 1) * PAPERS_PER_PAGE
-    papers, count = author_page(name=name, start=start, stop=start + PAPERS_PER_PAGE)
-    if not papers:
+    rows, count = author_page(name=name, start=start, stop=start + PAPERS_PER_PAGE)
+    if not rows:
         if count:
             raise Http404("There is no such page.")
         raise Http404(f"There are no papers by “{name}” here.")
+    # Each paper's entry is kept by its stamp and the term set, as on a category page: only
+    # the papers whose entries are not kept are loaded and rendered.
+    listed = [entries.Entry(None, paper_id, stamp, None) for paper_id, stamp in rows]
+    loaded = entries.fill(listed, category=None, facts=facts)
+    # The heading spells the name as the newest byline does, kept by that paper's stamp.
+    first_id, first_stamp = rows[0]
+
+    def spelled() -> str:
+        paper = loaded.get(first_id) or Paper.objects.only("authors").get(pk=first_id)
+        return paper.author_named(name)
+
+    heading = keep.get_or_make(keep.key("author-name", name, first_id, first_stamp), spelled)
     # The paginator only needs the count, to number the pages: a range of it costs nothing.
     paginator: Paginator[Any] = Paginator(range(count), PAPERS_PER_PAGE)
-    page = Page(papers, number, paginator)
-    context = {"name": papers[0].author_named(name), "page": page}
+    page = Page(listed, number, paginator)
+    context = {"name": heading, "page": page}
     return render(request, "papers/author.html", context)
 
 
