@@ -41,8 +41,8 @@ class SignupForm(UserCreationForm):
     def clean_username(self) -> str:
         # ASCII only: "Cаse" with a Cyrillic "а" would pass for "Case" on the leaderboard and
         # the trader pages. (Names differing only in case are refused by Django's own check.)
-        username = super().clean_username()
-        if not username.isascii():
+        username = super().clean_username()  # None when Django found the name taken
+        if username and not username.isascii():
             raise forms.ValidationError(USERNAME_NOT_ASCII)
         return username
 

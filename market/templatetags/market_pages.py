@@ -46,7 +46,7 @@ def percent_bp(basis_points: int | None) -> str:
     """A change in basis points as ``+4.5%``, ``−0.3%`` or ``0.0%``."""
     if basis_points is None:
         return ""
-    tenths = (abs(basis_points) + 5) // 10  # half away from zero, in whole numbers
+    tenths = int((abs(basis_points) + 5) // 10)  # half away from zero, in whole tenths
     sign = "" if not tenths else "+" if basis_points > 0 else MINUS
     return f"{sign}{tenths // 10}.{tenths % 10}%"
 

@@ -125,9 +125,10 @@ def test_digest_carries_the_days_dividends_and_the_biggest_moves_first(cs_dc, re
     assert "- KV cache: 0.30 credits for 2 mentioning papers" in body
     assert "- Raft: 0.05 credits for 1 mentioning paper\n" in body
     moves = body[body.index("Biggest moves in your terms:") :]
-    # Raft rose 21.9% today (nine more shares on one), KV cache 3% (three on three), Quorum not.
+    # Raft rose 21.95% today (nine more shares on one), KV cache 3% (three on three), Quorum not.
     assert moves.index("Raft") < moves.index("KV cache") < moves.index("Quorum")
-    assert "Raft: 1 share, 2.50 credits a share (+21.9% today)" in moves
+    # Rounded half away from zero, as credits are: the page and the e-mail say the same.
+    assert "Raft: 1 share, 2.50 credits a share (+22.0% today)" in moves
     html = html_part(mail.outbox[0])
     assert "Your dividends: 0.35 credits" in html
     assert 'href="https://peer.example/market/raft/"' in html

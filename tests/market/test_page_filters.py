@@ -23,3 +23,4 @@ def test_percent_changes_round_half_away_from_zero():
     assert [percent_bp(bp) for bp in (0, 4, 5, -5, 15, 1_234, -99_995)] == [
         "0.0%", "0.0%", "+0.1%", "\u22120.1%", "+0.2%", "+12.3%", "\u22121000.0%"
     ]  # fmt: skip
+    assert percent_bp(2194.7) == "+21.9%"  # type: ignore[arg-type] # an average, not rounded yet
