@@ -200,9 +200,7 @@ def ranking(*, period: str, category: str | None = None, limit: int = SHOWN) -> 
 def ranked(*, period: str) -> bool:
     """Whether a refresh has ranked ``period`` yet: before the worker's first refresh there is
     no list to show, whatever was saved or traded."""
-    with replicas.reading_connection().cursor() as cursor:
-        cursor.execute("SELECT 1 FROM library_hotranking WHERE period = %s", [period])
-        return cursor.fetchone() is not None
+    return HotRanking.objects.filter(period=period).exists()
 
 
 def hot_papers(

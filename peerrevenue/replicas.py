@@ -47,9 +47,9 @@ READER_VIEWS = frozenset(
     {"accounts.views.trader", "library.views.hot_page", "library.views.recommended_page"}
 )
 # What must always come from the primary while it answers: the session (it names who signed
-# in a moment ago) and the database cache (its entries are written on the primary).
-PRIMARY_APPS = frozenset({"sessions", "django_cache"})
-PRIMARY_MODELS = frozenset({"accounts.session"})
+# in a moment ago) and the database cache (its entries are written on the primary), by
+# (app label, model name): the cache's model is a bare Options without a label of its own.
+PRIMARY_MODELS = frozenset({("accounts", "session"), ("django_cache", "cacheentry")})
 
 STATUS_SECONDS = 0.15
 COOKIE = "pr_written"
@@ -109,7 +109,7 @@ class Router:
         route = _route.get()
         if route is None:
             return None
-        primary = model._meta.app_label in PRIMARY_APPS or model._meta.label_lower in PRIMARY_MODELS
+        primary = (model._meta.app_label, model._meta.model_name) in PRIMARY_MODELS
         if primary and not route.degraded:
             return None
         if connections[DEFAULT_DB_ALIAS].in_atomic_block:
