@@ -375,15 +375,15 @@ class TradeLine:
         object.__setattr__(self, "price_text", format_credits(self.price_after, unit=False))
 
 
-# Both of a term page's tables in one statement: it runs after every trade of the term (the
-# kept piece that shows them moves with its stamp), where the ORM's two joined querysets cost
-# more to compile than to run.
-_TABLES_SQL = """
-SELECT
+# The term, its top holders and its latest trades in one statement: it runs after every trade
+# of the term (the kept piece that shows them moves with its stamp). Prepared, and raw: the ORM
+# binds on the client, and planning the aggregates costs about as much as running them.
+_TERM_ROWS_SQL = """
+SELECT {columns},
   (SELECT coalesce(json_agg(json_build_array(a.user_id, u.{username}, a.demo, h.shares)
                             ORDER BY h.shares DESC, h.account_id), '[]')
      FROM (SELECT account_id, shares FROM market_holding
-            WHERE term_id = %(term)s AND shares > 0
+            WHERE term_id = t.id AND shares > 0
             ORDER BY shares DESC, account_id LIMIT %(holders)s) AS h
      JOIN market_account AS a ON a.id = h.account_id
      JOIN {users} AS u ON u.id = a.user_id),
@@ -391,33 +391,51 @@ SELECT
                                              r.shares, r.price_after)
                             ORDER BY r.term_version DESC), '[]')
      FROM (SELECT account_id, created_at, side, shares, price_after, term_version
-             FROM market_trade WHERE term_id = %(term)s
+             FROM market_trade WHERE term_id = t.id
             ORDER BY term_version DESC LIMIT %(trades)s) AS r
      JOIN market_account AS a ON a.id = r.account_id
      JOIN {users} AS u ON u.id = a.user_id)
+FROM market_term AS t WHERE t.slug = %(slug)s
 """
 
 
 @functools.cache
-def _tables_sql() -> str:
+def _term_rows_sql() -> str:
     model = get_user_model()
     username = model._meta.get_field(model.USERNAME_FIELD).column  # type: ignore[union-attr]
-    return _TABLES_SQL.format(users=model._meta.db_table, username=username)
+    columns = ", ".join(f't."{field.column}"' for field in Term._meta.concrete_fields)
+    return _TERM_ROWS_SQL.format(columns=columns, users=model._meta.db_table, username=username)
 
 
-def term_tables(
-    *, term_id: int, holders: int = 10, trades: int = 15
-) -> tuple[list[HolderLine], list[TradeLine]]:
-    """The term's top ``holders`` (most shares first) and its latest ``trades`` (newest
-    first), in one query."""
-    # Prepared: planning its joins and aggregates costs about as much as running them.
-    [row] = prepared_rows(
-        _tables_sql(),
-        {"term": term_id, "holders": holders, "trades": trades},
-        using=replicas.reading_connection(),
+@dataclass(frozen=True, slots=True)
+class TermRows:
+    """What a term page shows that a trade of the term changes."""
+
+    term: Term
+    holders: list[HolderLine]  # most shares first
+    trades: list[TradeLine]  # newest first
+
+
+def term_page_rows(*, slug: str, holders: int = 10, trades: int = 15) -> TermRows | None:
+    """The term, its top ``holders`` and its latest ``trades``, in one round trip; None if
+    there is no such term."""
+    using = replicas.reading_connection()
+    rows = prepared_rows(
+        _term_rows_sql(), {"slug": slug, "holders": holders, "trades": trades}, using=using
     )
-    held, traded = (json.loads(v) if isinstance(v, str) else v for v in row)
-    return (
+    if not rows:
+        return None
+    fields = Term._meta.concrete_fields
+    *values, held, traded = rows[0]
+    # As the ORM would load them: the connection reads jsonb as text, for the field to parse.
+    values = [
+        field.from_db_value(value, None, using) if hasattr(field, "from_db_value") else value
+        for field, value in zip(fields, values, strict=True)
+    ]
+    term = Term.from_db(using.alias, [field.attname for field in fields], values)
+    held, traded = (json.loads(v) if isinstance(v, str) else v for v in (held, traded))
+    return TermRows(
+        term,
         [HolderLine(*row) for row in held],
         [
             TradeLine(dt.datetime.fromisoformat(at), name, demo, side, shares, price)

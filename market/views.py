@@ -81,6 +81,13 @@ def _get_term(slug: str) -> Term:
     return term
 
 
+def _get_term_rows(slug: str) -> stats.TermRows:
+    rows = stats.term_page_rows(slug=slug)
+    if rows is None:
+        raise Http404(f"There is no term “{slug}” on the market.")
+    return rows
+
+
 def trade_message(trade: Trade) -> str:
     """``Bought 5 shares of KV cache for 5.15 credits (fee 0.05)``: the total is what left
     (buy) or reached (sell) the trader's cash, fee included."""
@@ -309,7 +316,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
     # rest (price, chart, holders, trades) moves with the term's own stamp (every trade of
     # it) and the clock (the chart ends now), and shows the papers piece's counts and
     # dividend days. A trade of another term changes nothing here but hover prices.
-    term = functools.cache(lambda: _get_term(slug))  # read once, if either piece is made
+    rows = functools.cache(lambda: _get_term_rows(slug))  # read once, if either piece is made
     papers = keep.get_or_make(
         keep.key(
             "market-term-papers",
@@ -319,7 +326,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
             facts["papers"],
             facts["research"],
         ),
-        lambda: _term_papers_piece(term(), facts=facts),
+        lambda: _term_papers_piece(rows().term, facts=facts),
         size=keep.piece_size,
     )
     piece = keep.get_or_make(
@@ -332,7 +339,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
             facts["papers"],
             clock_bucket(),
         ),
-        lambda: _term_piece(term(), papers=papers, facts=facts),
+        lambda: _term_piece(rows(), papers=papers, facts=facts),
         size=keep.piece_size,
         seconds=2 * TICKER_SECONDS,
     )
@@ -427,9 +434,9 @@ def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
     )
 
 
-def _term_piece(term: Term, *, papers: keep.Piece, facts: keep.Facts) -> keep.Piece:
+def _term_piece(rows: stats.TermRows, *, papers: keep.Piece, facts: keep.Facts) -> keep.Piece:
     """The term's head, price chart, holders and trades: what a trade of it changes."""
-    holders, trades = stats.term_tables(term_id=term.pk)
+    term, holders, trades = rows.term, rows.holders, rows.trades
     latest = (trades[0].created_at, trades[0].price_after) if trades else None
     history = series.price_history(term=term, now=timezone.now(), latest={term.pk: latest})
     dividends: list[stats.DividendDay] = papers.values["dividends"]  # type: ignore[assignment]
