@@ -210,7 +210,7 @@ def load(count: int, seed: int) -> Corpus:
         cursor.execute("SET maintenance_work_mem = '512MB'")
         cursor.execute(
             "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'papers_paper' "
-            "AND indexname IN ('paper_search_vector', 'paper_title_vector', 'paper_categories')"
+            "AND indexname IN ('paper_search', 'paper_title_vector')"
         )
         indexes = cursor.fetchall()
         # A bulk load: insert first, then build each index once, as a restore would.
@@ -375,11 +375,10 @@ def main() -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_size_pretty(pg_table_size('papers_paper')), "
-            "pg_size_pretty(pg_relation_size('paper_search_vector')), "
+            "pg_size_pretty(pg_relation_size('paper_search')), "
             "pg_size_pretty(pg_relation_size('paper_title_vector')), "
             "pg_size_pretty(pg_total_relation_size('papers_nameword')), "
             "(SELECT count(*) FROM papers_nameword), "
-            "pg_size_pretty(pg_relation_size('paper_categories')), "
             "pg_size_pretty(sum(pg_column_size(search_vector))), "
             "avg(length(abstract))::int, "
             "avg(array_length(regexp_split_to_array(abstract, ' '), 1))::int "
@@ -391,15 +390,14 @@ def main() -> None:
             title_index,
             name_words,
             name_word_count,
-            categories_index,
             vectors,
             chars,
             words,
         ) = cursor.fetchone()
     print(
-        f"Sizes: table {table} (search vectors {vectors} of it); GIN search index "
+        f"Sizes: table {table} (search vectors {vectors} of it); GIN index of words and categories "
         f"{vector_index}; title index {title_index}; {name_word_count:,} words of names and "
-        f"titles with their trigram index {name_words}; categories index {categories_index}. "
+        f"titles with their trigram index {name_words}. "
         f"Abstracts average {chars} characters, {words} words."
     )
 

@@ -227,13 +227,12 @@ class Paper(models.Model):
     class Meta:
         ordering = ["-arxiv_id"]
         indexes = [
-            GinIndex(fields=["search_vector"], name="paper_search_vector"),
+            # Words, and categories with them (papers.fulltext.CategoryCodes says why as one).
+            GinIndex(fulltext.CategoryCodes("categories"), "search_vector", name="paper_search"),
             # ti: words. The GIN index on search_vector cannot tell a title word (weight A)
             # from the same word in the abstract, so `ti:` through it rechecks every paper
             # with the word anywhere; this one holds the titles' words alone.
             GinIndex(fulltext.title_vector(), name="paper_title_vector"),
-            # Category filters look at every category of a paper, not only the primary.
-            GinIndex(fields=["categories"], opclasses=["jsonb_path_ops"], name="paper_categories"),
             # The few hidden papers: the counts of papers.CategoryDay's triggers leave them out.
             models.Index(fields=["id"], condition=models.Q(hidden=True), name="paper_hidden"),
         ]

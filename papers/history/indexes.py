@@ -1,7 +1,7 @@
 """The papers' GIN indexes, set aside during a big import and built afresh when it finishes.
 
 A GIN index takes a COPY's papers into its pending list and then merges them into the tree
-entry by entry, and the table's three (full text, title words, categories) cost PostgreSQL,
+entry by entry, and the table's two (words and categories, title words) cost PostgreSQL,
 once the table is large, about as much as the rows themselves. Built from the finished table,
 each is one sort of all its entries. So an import that is going to multiply what is stored (a
 first import of the history into a nearly empty site) drops them once it has read enough to
@@ -26,7 +26,7 @@ from papers.models import HistorySource, Paper
 _log = logging.getLogger(__name__)
 
 #: The indexes set aside: every GIN index of the papers' table.
-SET_ASIDE = ("paper_search_vector", "paper_title_vector", "paper_categories")
+SET_ASIDE = ("paper_search", "paper_title_vector")
 
 #: An import is worth the rebuild when it is projected to bring at least this many papers and
 #: at least as many as are stored: the rebuild then reads at most twice what was imported.

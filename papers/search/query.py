@@ -17,6 +17,8 @@ import typing
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.lookups import Overlap
 from django.contrib.postgres.search import SearchQuery, SearchQueryCombinable, SearchRank
 from django.db.models import (
     BooleanField,
@@ -115,10 +117,11 @@ def match_condition(query: Query) -> Q | None:
 
 
 def _in_categories(query: Query) -> Q:
-    any_category = Q()
-    for code in query.categories:
-        any_category |= Q(categories__contains=[code])
-    return any_category
+    """In any of the query's categories, primary or cross-listed (none: no condition)."""
+    if not query.categories:
+        return Q()
+    codes = Value(list(query.categories), output_field=ArrayField(TextField()))
+    return Q(Overlap(fulltext.CategoryCodes("categories"), codes))
 
 
 def condition(query: Query) -> Q:
