@@ -210,7 +210,7 @@ def load(count: int, seed: int) -> Corpus:
         cursor.execute("SET maintenance_work_mem = '512MB'")
         cursor.execute(
             "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'papers_paper' "
-            "AND indexname IN ('paper_search', 'paper_title_vector')"
+            "AND indexname = 'paper_search'"
         )
         indexes = cursor.fetchall()
         # A bulk load: insert first, then build each index once, as a restore would.
@@ -376,7 +376,6 @@ def main() -> None:
         cursor.execute(
             "SELECT pg_size_pretty(pg_table_size('papers_paper')), "
             "pg_size_pretty(pg_relation_size('paper_search')), "
-            "pg_size_pretty(pg_relation_size('paper_title_vector')), "
             "pg_size_pretty(pg_total_relation_size('papers_nameword')), "
             "(SELECT count(*) FROM papers_nameword), "
             "pg_size_pretty(sum(pg_column_size(search_vector))), "
@@ -387,7 +386,6 @@ def main() -> None:
         (
             table,
             vector_index,
-            title_index,
             name_words,
             name_word_count,
             vectors,
@@ -395,8 +393,8 @@ def main() -> None:
             words,
         ) = cursor.fetchone()
     print(
-        f"Sizes: table {table} (search vectors {vectors} of it); GIN index of words and categories "
-        f"{vector_index}; title index {title_index}; {name_word_count:,} words of names and "
+        f"Sizes: table {table} (search vectors {vectors} of it); GIN index of categories, words "
+        f"and title words {vector_index}; {name_word_count:,} words of names and "
         f"titles with their trigram index {name_words}. "
         f"Abstracts average {chars} characters, {words} words."
     )

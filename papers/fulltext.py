@@ -28,10 +28,11 @@ class SearchText(Func):
 
 class CategoryCodes(Func):
     """A paper's categories as ``text[]`` (``paper_category_codes`` in SQL, migration 0025):
-    the first column of the search index, beside the search vector. In one GIN index the two
-    are intersected by the index itself, rarest entries first; as two indexes PostgreSQL built
-    a bitmap of every paper with a common word (300,000 of a million) to AND it with the
-    category's, and as ``jsonb`` every candidate was rechecked, its search vector read."""
+    the first column of the search index, beside the search vector and the title's words. In
+    one GIN index they are intersected by the index itself, rarest entries first; as separate
+    indexes PostgreSQL built a bitmap of every paper with a common word (300,000 of a million)
+    to AND it with the category's, and as ``jsonb`` every candidate was rechecked, its search
+    vector read."""
 
     function = "paper_category_codes"
     output_field = ArrayField(TextField())
@@ -77,6 +78,6 @@ def search_vector() -> CombinedExpression:
 
 
 def title_vector() -> SearchVector:
-    """The title's words alone, unweighted: what ``ti:`` looks up (the index is on this
-    expression, so a filter must spell it the same way)."""
+    """The title's words alone, unweighted: what ``ti:`` looks up (the search index has this
+    expression as a column, so a filter must spell it the same way)."""
     return SearchVector(SearchText(F("title_html")), config=CONFIG)

@@ -227,12 +227,15 @@ class Paper(models.Model):
     class Meta:
         ordering = ["-arxiv_id"]
         indexes = [
-            # Words, and categories with them (papers.fulltext.CategoryCodes says why as one).
-            GinIndex(fulltext.CategoryCodes("categories"), "search_vector", name="paper_search"),
-            # ti: words. The GIN index on search_vector cannot tell a title word (weight A)
-            # from the same word in the abstract, so `ti:` through it rechecks every paper
-            # with the word anywhere; this one holds the titles' words alone.
-            GinIndex(fulltext.title_vector(), name="paper_title_vector"),
+            # Categories, words, and title words alone (for ti:, as the search vector cannot
+            # tell a title word from the same word in an abstract without a recheck): one
+            # index, so that GIN intersects any of them itself (papers.fulltext.CategoryCodes).
+            GinIndex(
+                fulltext.CategoryCodes("categories"),
+                "search_vector",
+                fulltext.title_vector(),
+                name="paper_search",
+            ),
             # The few hidden papers: the counts of papers.CategoryDay's triggers leave them out.
             models.Index(fields=["id"], condition=models.Q(hidden=True), name="paper_hidden"),
         ]

@@ -1,12 +1,13 @@
-"""The papers' GIN indexes, set aside during a big import and built afresh when it finishes.
+"""The papers' GIN index, set aside during a big import and built afresh when it finishes.
 
 A GIN index takes a COPY's papers into its pending list and then merges them into the tree
-entry by entry, and the table's two (words and categories, title words) cost PostgreSQL,
-once the table is large, about as much as the rows themselves. Built from the finished table,
-each is one sort of all its entries. So an import that is going to multiply what is stored (a
-first import of the history into a nearly empty site) drops them once it has read enough to
-tell, and builds them again at its end; an import that adds little to what is stored (a re-run,
-a month of history into a full site) keeps them. Meanwhile search still answers, by scanning.
+entry by entry, and the table's search index (categories, words, title words) costs
+PostgreSQL, once the table is large, about as much as the rows themselves. Built from the
+finished table, it is one sort of all its entries. So an import that is going to multiply what
+is stored (a first import of the history into a nearly empty site) drops it once it has read
+enough to tell, and builds it again at its end; an import that adds little to what is stored
+(a re-run, a month of history into a full site) keeps it. Meanwhile search still answers, by
+scanning.
 
 The definitions dropped are kept on the import's ``HistorySource`` in the drop's own
 transaction (PostgreSQL's DDL is transactional), so an interrupted import rebuilds them when it
@@ -25,8 +26,8 @@ from papers.models import HistorySource, Paper
 
 _log = logging.getLogger(__name__)
 
-#: The indexes set aside: every GIN index of the papers' table.
-SET_ASIDE = ("paper_search", "paper_title_vector")
+#: The indexes set aside: the papers' table's GIN index.
+SET_ASIDE = ("paper_search",)
 
 #: An import is worth the rebuild when it is projected to bring at least this many papers and
 #: at least as many as are stored: the rebuild then reads at most twice what was imported.

@@ -1,10 +1,11 @@
-"""Search: one GIN index of a paper's categories and its words, in place of one each.
+"""Search: one GIN index of a paper's categories, words and title words, in place of one each.
 
 A search in a category intersected two bitmaps: every paper with the word (a third of a million
 for a common one) and every paper of the category; and categories as ``jsonb`` made each
-candidate a recheck of its search vector. In one index of ``text[]`` and the vector, GIN
-intersects the entries itself, rarest first (papers.fulltext.CategoryCodes). Queries on the
-words alone use the index's second column as they used the old index.
+candidate a recheck of its search vector. A ``ti:`` search with other words read the search
+vector of each paper with the title word. In one index of the categories as ``text[]``, the
+vector and the title's words, GIN intersects the entries itself, rarest first
+(papers.fulltext.CategoryCodes). Queries on any one of them use that column alone.
 """
 
 import django.contrib.postgres.indexes
@@ -34,9 +35,11 @@ class Migration(migrations.Migration):
             index=django.contrib.postgres.indexes.GinIndex(
                 papers.fulltext.CategoryCodes("categories"),
                 models.F("search_vector"),
+                papers.fulltext.title_vector(),
                 name="paper_search",
             ),
         ),
         migrations.RemoveIndex(model_name="paper", name="paper_search_vector"),
         migrations.RemoveIndex(model_name="paper", name="paper_categories"),
+        migrations.RemoveIndex(model_name="paper", name="paper_title_vector"),
     ]

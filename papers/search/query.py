@@ -88,10 +88,10 @@ def _as_text(combined: SearchQueryCombinable) -> Cast:
 
 
 def match_condition(query: Query) -> Q | None:
-    """The text condition of a query on papers, answered by the GIN indexes: one ``@@`` on
-    the search vector for the words, names and abstract words, and one on the title index
-    for each ``ti:`` part (the search vector's index cannot tell a title word from the same
-    word in an abstract, and would recheck every paper that has it anywhere)."""
+    """The text condition of a query on papers: one ``@@`` on the search vector for the words,
+    names and abstract words, and one on the title's words for each ``ti:`` part (the search
+    vector cannot tell a title word from the same word in an abstract). Both are columns of
+    one GIN index, which intersects them, rarest entries first."""
     condition = None
     rest = None
     for text, weight in query.text_parts():
@@ -103,16 +103,9 @@ def match_condition(query: Query) -> Q | None:
             if weight:
                 text_part = fulltext.WeightedQuery(text_part, weight=weight.upper())
             rest = text_part if rest is None else rest & text_part
-    if rest is not None and condition is not None:
-        # With ti: parts, the title index narrows the candidates and the other words are
-        # checked on each of them: a title has some ten words against an abstract's two
-        # hundred, so a title word is far rarer than the same word anywhere, and intersecting
-        # the title index with a common word's 100,000 entries cost more than all the rest.
-        # (COALESCE hides the column from the planner: an index on it no longer applies.)
-        vector = Func(F("search_vector"), Value(""), function="COALESCE")
-        condition &= Q(Matches(vector, rest))
-    elif rest is not None:
-        condition = Q(Matches(F("search_vector"), rest))
+    if rest is not None:
+        words = Q(Matches(F("search_vector"), rest))
+        condition = words if condition is None else condition & words
     return condition
 
 
