@@ -227,13 +227,15 @@ class Paper(models.Model):
     class Meta:
         ordering = ["-arxiv_id"]
         indexes = [
-            # Categories, words, and title words alone (for ti:, as the search vector cannot
-            # tell a title word from the same word in an abstract without a recheck): one
-            # index, so that GIN intersects any of them itself (papers.fulltext.CategoryCodes).
+            # Categories, words, title words alone (for ti:, as the search vector cannot tell
+            # a title word from the same word in an abstract without a recheck), and the arXiv
+            # id (ranking looks among the newest papers): one index, so that GIN intersects
+            # any of them itself, rarest first (papers.fulltext.CategoryCodes).
             GinIndex(
                 fulltext.CategoryCodes("categories"),
                 "search_vector",
                 fulltext.title_vector(),
+                "arxiv_id",
                 name="paper_search",
             ),
             # The few hidden papers: the counts of papers.CategoryDay's triggers leave them out.

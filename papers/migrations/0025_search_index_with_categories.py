@@ -6,9 +6,15 @@ candidate a recheck of its search vector. A ``ti:`` search with other words read
 vector of each paper with the title word. In one index of the categories as ``text[]``, the
 vector and the title's words, GIN intersects the entries itself, rarest first
 (papers.fulltext.CategoryCodes). Queries on any one of them use that column alone.
+
+The arXiv id is a column too (``btree_gin``): when a common word matches too many papers to
+rank them all, ranking looks at the matches among the newest papers, and a bitmap of every
+paper with the word, ANDed with the newest ids, cost 13 ms at a million papers for 45 matches;
+in the index, under 1 ms.
 """
 
 import django.contrib.postgres.indexes
+from django.contrib.postgres.operations import BtreeGinExtension
 from django.db import migrations, models
 
 import papers.fulltext
@@ -26,6 +32,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        BtreeGinExtension(),
         migrations.RunSQL(
             CATEGORY_CODES,
             reverse_sql="DROP FUNCTION IF EXISTS public.paper_category_codes(jsonb);",
@@ -36,6 +43,7 @@ class Migration(migrations.Migration):
                 papers.fulltext.CategoryCodes("categories"),
                 models.F("search_vector"),
                 papers.fulltext.title_vector(),
+                models.F("arxiv_id"),
                 name="paper_search",
             ),
         ),

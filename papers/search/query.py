@@ -157,8 +157,9 @@ def ranked(
 
     ``recent``: rank only the matches among the newest RECENT_PAPERS papers (narrowed_to_recent).
     A common word matches a third of all papers, and ranking reads the vector of every paper
-    it ranks; the newest papers are a range of the arXiv id index, which PostgreSQL intersects
-    with the text index, so the work stays bounded however large the table grows.
+    it ranks; the newest papers are a range of arXiv ids, a column of the search index, which
+    intersects it with the words itself, so the work stays bounded however large the table
+    grows.
 
     ``among``: the ids of all the matches, already found: the page is then read by primary
     key, without checking every candidate of the text index again (a phrase of two common
