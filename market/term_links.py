@@ -70,9 +70,15 @@ class PageTerms:
     """What one render needs from the market: the term-set stamp (read with the request's
     facts, or given by a kept render) and its matcher."""
 
-    def __init__(self, *, request: HttpRequest | None = None, terms: object = None) -> None:
+    def __init__(
+        self, *, request: HttpRequest | None = None, terms: object = None, shared: bool = True
+    ) -> None:
         self._request = request
         self._terms = terms
+        # False where the texts vary with what the reader typed (search results, marked): few
+        # readers would ever ask for the same pieces, so they stay in this process only, and a
+        # page of results writes nothing to the shared cache (locally, a table).
+        self.shared = shared
 
     @property
     def terms(self) -> object:
@@ -95,13 +101,16 @@ class PageTerms:
             lambda: link_terms(markup, current_matcher(str(terms))),
             size=len,
             seconds=SHARED_SECONDS,
+            shared=self.shared,
         )
 
     def fragment(self, name: str, vary_on: list[object], render: Callable[[], str]) -> str:
         """A piece of a page that shows highlighted texts, kept for each ``vary_on`` (what
         else it shows, e.g. a paper's id and stamp) and term set: ``render()`` is called only
         when no such piece is kept."""
-        return keep.get_or_make(keep.key(name, self.terms, *vary_on), render, size=len)
+        return keep.get_or_make(
+            keep.key(name, self.terms, *vary_on), render, size=len, shared=self.shared
+        )
 
 
 def highlight(markup: str) -> str:

@@ -400,6 +400,31 @@ def test_nul_in_the_query_is_refused_clearly(client):
     assert "NUL" in page_text(response)
 
 
+def test_a_page_of_results_writes_nothing_to_the_shared_cache(client, monkeypatch):
+    # Each result is marked with the search's words, so no other search shows the same piece:
+    # locally, where the shared cache is a table, 25 results cost some 250 queries when each
+    # result's pieces were written to it.
+    from peerrevenue import keep
+
+    for number in range(1, 6):
+        make_paper(arxiv_id=f"2611.{number:05d}", title=f"Consensus paper {number}")
+    writes: list[str] = []
+    shared = keep.cache
+
+    class Watched:
+        def __getattr__(self, name):
+            return getattr(shared, name)
+
+        def set(self, key, *args, **kwargs):
+            writes.append(key)
+            return shared.set(key, *args, **kwargs)
+
+    monkeypatch.setattr(keep, "cache", Watched())
+    assert len(result_ids(search(client, "consensus"))) == 5
+    assert writes == []
+    assert "Consensus" in marked(search(client, "consensus"))
+
+
 def test_the_page_costs_the_same_number_of_queries_however_many_results(
     client, django_assert_max_num_queries
 ):
