@@ -70,15 +70,18 @@ class PageTerms:
     """What one render needs from the market: the term-set stamp (read with the request's
     facts, or given by a kept render) and its matcher."""
 
-    def __init__(
-        self, *, request: HttpRequest | None = None, terms: object = None, shared: bool = True
-    ) -> None:
+    def __init__(self, *, request: HttpRequest | None = None, terms: object = None) -> None:
         self._request = request
         self._terms = terms
-        # False where the texts vary with what the reader typed (search results, marked): few
-        # readers would ever ask for the same pieces, so they stay in this process only, and a
-        # page of results writes nothing to the shared cache (locally, a table).
-        self.shared = shared
+        # Read when the first text is highlighted: the view may say after this is made (at
+        # the start of the render) that its pieces stay in this process (keep.keep_in_process).
+        self._shared: bool | None = None
+
+    @property
+    def shared(self) -> bool:
+        if self._shared is None:
+            self._shared = keep.shares_pieces(self._request)
+        return self._shared
 
     @property
     def terms(self) -> object:

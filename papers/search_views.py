@@ -7,8 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from market.context_processors import PAGE_TERMS
-from market.term_links import PageTerms
+from peerrevenue import keep
 from peerrevenue.pagination import page_number
 
 from . import search
@@ -60,5 +59,5 @@ def search_page(request: HttpRequest) -> HttpResponse:
         search.label_categories(results.page.object_list)
         context.update(query=query, results=results, page=results.page)
         # Each result is marked with this search's words: keep its pieces in this process only.
-        context[PAGE_TERMS] = PageTerms(request=request, shared=False)
+        keep.keep_in_process(request)
     return render(request, "papers/search.html", context)

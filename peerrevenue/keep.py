@@ -268,6 +268,20 @@ def put(
     _local.put(name, value, len(value) if size is None else size)
 
 
+_IN_PROCESS = "_kept_in_process"
+
+
+def keep_in_process(request: HttpRequest) -> None:
+    """Pieces this response makes stay in this process: for pages whose texts vary with what
+    the reader typed (search results, marked with its words), which few readers would ever
+    ask for again, so that a page of them writes nothing to the shared cache."""
+    setattr(request, _IN_PROCESS, True)
+
+
+def shares_pieces(request: HttpRequest | None) -> bool:
+    return not getattr(request, _IN_PROCESS, False)
+
+
 def forget_local() -> None:
     """Drop this process's entries (tests clear the shared cache between cases)."""
     _local.clear()
