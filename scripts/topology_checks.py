@@ -17,6 +17,7 @@ workers were told; feeds are the bundled sample days with new dates and identifi
 from __future__ import annotations
 
 import collections
+import datetime as dt
 import html
 import json
 import os
@@ -74,10 +75,27 @@ PASSWORD = "topology checks password"
 READERS = 8  # concurrent readers, as the issue counts them
 # How long a killed worker's lease may take to expire before the next run ingests.
 LEASE_WAIT_SECONDS = float(ENV.get("TOPOLOGY_LEASE_WAIT_SECONDS", "60"))
-# The listing days the checks ingest: in the future (a few days), so that shares held now are
-# held at their announcement and earn dividends.
-DAY_ONE, DAY_TWO = "2026-12-03", "2026-12-04"
-FEED_DATES = {DAY_ONE: "Thu, 03 Dec 2026", DAY_TWO: "Fri, 04 Dec 2026"}
+
+
+def listing_days_ahead(today: dt.date, *, count: int = 2) -> list[dt.date]:
+    """Consecutive weekdays from two days after ``today``: listing days whose announcements
+    (the evening before, New York time) are still to come whenever the checks run, so that
+    shares bought now are held at them and earn their dividends. Fixed dates went stale on
+    the day they were announced."""
+    days: list[dt.date] = []
+    day = today + dt.timedelta(days=2)
+    while len(days) < count:
+        if day.weekday() < 5:
+            days.append(day)
+        day += dt.timedelta(days=1)
+    return days
+
+
+# The listing days the checks ingest.
+DAY_ONE, DAY_TWO = (day.isoformat() for day in listing_days_ahead(dt.datetime.now(dt.UTC).date()))
+FEED_DATES = {
+    day: dt.date.fromisoformat(day).strftime("%a, %d %b %Y") for day in (DAY_ONE, DAY_TWO)
+}
 SECOND_CATEGORY = "cs.DS"
 
 
