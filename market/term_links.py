@@ -73,15 +73,12 @@ class PageTerms:
     def __init__(self, *, request: HttpRequest | None = None, terms: object = None) -> None:
         self._request = request
         self._terms = terms
-        # Read when the first text is highlighted: the view may say after this is made (at
-        # the start of the render) that its pieces stay in this process (keep.keep_in_process).
-        self._shared: bool | None = None
 
     @property
     def shared(self) -> bool:
-        if self._shared is None:
-            self._shared = keep.shares_pieces(self._request)
-        return self._shared
+        # Asked of the request at each text, not when this is made (at the start of the
+        # render): the view may mark it afterwards (keep.keep_in_process).
+        return keep.shares_pieces(self._request)
 
     @property
     def terms(self) -> object:
