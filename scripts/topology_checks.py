@@ -732,8 +732,13 @@ def check_primary_down(seconds: float = 10) -> Result:
     # answer that was on its way as it stopped).
     window = {"since": stopped + 0.5, "until": restarting}
     reads = record.count(what="read", **window)
-    trades = record.count(what="trade", **window)
-    trade_rows = record.select(what="trade", **window)
+    # A trade still waiting when the server came back (pgbouncer holds a query until its
+    # server returns) is traded then, after the outage: only answers given while the server
+    # was down must say that nothing was traded.
+    under_way = record.select(what="trade", **window)
+    trade_rows = [row for row in under_way if row[0] + row[3] < restarting]
+    trades = collections.Counter(row[2] for row in trade_rows)
+    traded_once_back = sum(1 for row in under_way if row[0] + row[3] >= restarting)
     with_message = sum(1 for row in trade_rows if row[2] == 503 and says_nothing_traded(row[4]))
     proxy_refusals = sum(1 for row in record.rows if row[2] == 503 and from_haproxy(row[4]))
     all_500 = sum(n for status, n in record.count().items() if status == 500)
@@ -745,7 +750,8 @@ def check_primary_down(seconds: float = 10) -> Result:
     )
     figures = {
         "reads while down": counter_text(reads),
-        "trades while down": counter_text(trades),
+        "trades answered while down": counter_text(trades),
+        "trades answered once it was back": traded_once_back,
         "503 saying nothing was traded": with_message,
         "haproxy's own 503 (no instance up)": proxy_refusals,
         "500 overall": all_500,
