@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from papers.arxiv.errors import IngestError
@@ -47,6 +48,7 @@ from .store import Listable, store_entries, stored_versions
 BATCH = 2_000  # papers a transaction writes: a few seconds of typesetting
 CHUNK = 500  # lines a worker process reads at a time
 SMALL_FILE = 4 * 2**20  # bytes: a file smaller is read in this process (a few thousand lines)
+REANALYZE_FROM = 20_000  # papers an import stores before the statistics are brought up to date
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,7 @@ def import_snapshot(
         # Where this run starts in the file (of a gzip file, not known before reading it).
         start = source.offset if stream is raw else 0
         plan = indexes.Plan(source, wanted=rebuild_indexes, start=start, total=total)
+        statistics = Statistics()
         try:
             lines = _lines(stream, offset=source.offset, line=source.line)
             chunks = chunked(lines, size=min(CHUNK, batch), stored=_stored)
@@ -149,8 +152,10 @@ def import_snapshot(
                     read.append((_unread(chunk, prepared), prepared))
                     offset, number = chunk.offset, chunk.line
                     if sum(len(done.kept) for _, done in read) >= batch:
+                        created_before = source.papers_created
                         months |= _commit(source, read, codes, offset, number)
                         read = []
+                        statistics.after_batch(created=source.papers_created - created_before)
                         plan.after_batch(done=raw.tell())
                         if on_progress:
                             on_progress(Progress(done=raw.tell(), total=total, source=source))
@@ -181,6 +186,39 @@ def _stored(arxiv_ids: list[str]) -> dict[str, int]:
     return {arxiv_id: version for arxiv_id, (_, version) in stored_versions(arxiv_ids).items()}
 
 
+class Statistics:
+    """Keeps the planner's statistics abreast of an import that multiplies the tables.
+
+    Autovacuum may be off, or a long way behind, and the plans of a batch's statements are
+    made from what the last ANALYZE saw. Planned for the 20,000 papers of the first minute,
+    the listings' anti-join sorted the whole listings table at every batch, and the triggers'
+    cached plans (kept for the session by PL/pgSQL) scanned the whole papers table: a second
+    and more per batch by 340,000 papers, the import slowing to under half its first rate.
+    ANALYZE replaces those plans too, since new statistics invalidate every plan cached on the
+    table. Each time the papers have doubled: six times from nothing to a million, each a
+    sample of 30,000 rows a table (a second or two).
+    """
+
+    def __init__(self, *, least: int = REANALYZE_FROM) -> None:
+        self.least = least
+        self.stored = Paper.objects.count()
+        self.grown = 0
+
+    def after_batch(self, *, created: int) -> None:
+        self.grown += created
+        if self.grown >= max(self.least, self.stored):
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"ANALYZE {_tables(Paper, PaperVersion, Listing, CategoryDay, Authorship)}"
+                )
+            self.stored += self.grown
+            self.grown = 0
+
+
+def _tables(*models: type[Model]) -> str:
+    return ", ".join(connection.ops.quote_name(model._meta.db_table) for model in models)
+
+
 def analyze() -> None:
     """Bring the planner's statistics up to the tables' new size at once. A bulk import can
     multiply them before autovacuum's next look, and until then the planner, believing a
@@ -193,9 +231,8 @@ def analyze() -> None:
     0.9 ms). Those three tables are narrow: about a second at a million papers.
     """
     # With what the triggers of papers 0020 and 0021 wrote for the new papers and listings.
-    quote = connection.ops.quote_name
-    analyzed = ", ".join(quote(model._meta.db_table) for model in (Paper, PaperVersion))
-    scanned = ", ".join(quote(model._meta.db_table) for model in (Listing, CategoryDay, Authorship))
+    analyzed = _tables(Paper, PaperVersion)
+    scanned = _tables(Listing, CategoryDay, Authorship)
     with connection.cursor() as cursor:
         if connection.in_atomic_block:  # VACUUM cannot run in a transaction
             cursor.execute(f"ANALYZE {analyzed}, {scanned}")
