@@ -140,7 +140,7 @@ def import_snapshot(
         # Where this run starts in the file (of a gzip file, not known before reading it).
         start = source.offset if stream is raw else 0
         plan = indexes.Plan(source, wanted=rebuild_indexes, start=start, total=total)
-        statistics = Statistics()
+        statistics = Statistics(least=REANALYZE_FROM)
         try:
             lines = _lines(stream, offset=source.offset, line=source.line)
             chunks = chunked(lines, size=min(CHUNK, batch), stored=_stored)
@@ -199,7 +199,7 @@ class Statistics:
     sample of 30,000 rows a table (a second or two).
     """
 
-    def __init__(self, *, least: int = REANALYZE_FROM) -> None:
+    def __init__(self, *, least: int) -> None:
         self.least = least
         self.stored = Paper.objects.count()
         self.grown = 0
