@@ -3,7 +3,8 @@
 - ``records``: one snapshot line or one OAI-PMH arXivRaw record → a ``ParsedEntry``;
 - ``store``: the one write path both use (COPY, typesetting, approximate listings);
 - ``snapshot``: ``import_snapshot`` streams the metadata snapshot (JSON lines, plain or gzip);
-- ``oai``: ``harvest`` pages through OAI-PMH ListRecords, incrementally.
+- ``oai``: ``harvest`` pages through OAI-PMH ListRecords, incrementally;
+- ``analysis``: the planner's statistics of the tables both grow, kept up as they go.
 
 Neither source says when a paper was announced, nor whether it was new or cross-listed: a
 paper's listing days are derived from its first version's submission time under arXiv's

@@ -27,8 +27,8 @@ from papers.arxiv.sniffing import parse_xml
 from papers.models import Category, HistorySource
 from papers.signals import history_stored
 
+from . import analysis
 from .records import MalformedRecord, entry_from_fields
-from .snapshot import analyze
 from .store import store_entries, wanted
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
@@ -151,6 +151,7 @@ def harvest(
             params["until"] = until.isoformat()
     began = time.monotonic()
     months: set[dt.date] = set()
+    statistics = analysis.Statistics()
     try:
         while True:
             page = parse_oai(fetch(settings.ARXIV_OAI_URL, params=params))
@@ -171,6 +172,7 @@ def harvest(
                         source.harvested_through = source.run_date
                     source.finished_at = timezone.now()
                 source.save()
+            statistics.after_batch(created=stored.papers_created)
             if on_page:
                 on_page(PageDone(records=len(page.entries) + len(page.malformed), source=source))
             if not page.token:
@@ -180,7 +182,7 @@ def harvest(
             params = {"verb": "ListRecords", "resumptionToken": page.token}
     finally:
         if source.papers_created > 10_000:
-            analyze()
+            analysis.analyze()
         if months:
             # After the pages' commits: later apps recount what the new listings changed.
             history_stored.send_robust(sender=HistorySource, months=months)

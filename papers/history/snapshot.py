@@ -24,23 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Model
 from django.utils import timezone
 
 from papers.arxiv.errors import IngestError
 from papers.arxiv.records import ParsedEntry
-from papers.models import (
-    Authorship,
-    Category,
-    CategoryDay,
-    HistorySource,
-    Listing,
-    Paper,
-    PaperVersion,
-)
+from papers.models import Category, HistorySource
 from papers.signals import history_stored
 
-from . import indexes
+from . import analysis, indexes
 from .pipeline import Chunk, Filters, Prepared, chunked, prepared_in_order
 from .records import MalformedRecord, read_snapshot_line
 from .store import Listable, store_entries, stored_versions
@@ -48,7 +39,6 @@ from .store import Listable, store_entries, stored_versions
 BATCH = 2_000  # papers a transaction writes: a few seconds of typesetting
 CHUNK = 500  # lines a worker process reads at a time
 SMALL_FILE = 4 * 2**20  # bytes: a file smaller is read in this process (a few thousand lines)
-REANALYZE_FROM = 20_000  # papers an import stores before the statistics are brought up to date
 
 
 @dataclass(frozen=True)
@@ -140,7 +130,7 @@ def import_snapshot(
         # Where this run starts in the file (of a gzip file, not known before reading it).
         start = source.offset if stream is raw else 0
         plan = indexes.Plan(source, wanted=rebuild_indexes, start=start, total=total)
-        statistics = Statistics(least=REANALYZE_FROM)
+        statistics = analysis.Statistics()
         try:
             lines = _lines(stream, offset=source.offset, line=source.line)
             chunks = chunked(lines, size=min(CHUNK, batch), stored=_stored)
@@ -166,7 +156,7 @@ def import_snapshot(
         on_progress(Progress(done=total, total=total, source=source))
     plan.finish()
     if source.papers_created:
-        analyze()
+        analysis.analyze()
     if months or resumed:
         # Resumed, the months of the run before are not known here: all are recounted.
         history_stored.send_robust(sender=HistorySource, months=None if resumed else months)
@@ -184,61 +174,6 @@ def default_workers(size: int) -> int:
 
 def _stored(arxiv_ids: list[str]) -> dict[str, int]:
     return {arxiv_id: version for arxiv_id, (_, version) in stored_versions(arxiv_ids).items()}
-
-
-class Statistics:
-    """Keeps the planner's statistics abreast of an import that multiplies the tables.
-
-    Autovacuum may be off, or a long way behind, and the plans of a batch's statements are
-    made from what the last ANALYZE saw. Planned from a nearly empty history, the listings'
-    anti-join sorted the whole listings table at every batch, and the triggers' cached plans
-    (kept for the session by PL/pgSQL) scanned the whole papers table: a second and more per
-    batch by 340,000 papers, and a million took 31 minutes instead of 9. ANALYZE replaces
-    those plans too, since new statistics invalidate every plan cached on the table. Each time
-    the papers have doubled: six times from nothing to a million, each reading a sample of
-    30,000 rows a table, not the table.
-    """
-
-    def __init__(self, *, least: int) -> None:
-        self.least = least
-        self.stored = Paper.objects.count()
-        self.grown = 0
-
-    def after_batch(self, *, created: int) -> None:
-        self.grown += created
-        if self.grown >= max(self.least, self.stored):
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"ANALYZE {_tables(Paper, PaperVersion, Listing, CategoryDay, Authorship)}"
-                )
-            self.stored += self.grown
-            self.grown = 0
-
-
-def _tables(*models: type[Model]) -> str:
-    return ", ".join(connection.ops.quote_name(model._meta.db_table) for model in models)
-
-
-def analyze() -> None:
-    """Bring the planner's statistics up to the tables' new size at once. A bulk import can
-    multiply them before autovacuum's next look, and until then the planner, believing a
-    category has a thousand listings where it has sixty thousand, joins them one by one.
-
-    The tables that pages read by index-only scans (an author's page, a category's days and
-    listings) are vacuumed too, outside a transaction: a scan skips the table only where a
-    vacuum marked its pages all-visible, and until autovacuum's turn the most prolific
-    author's page of a million-paper import read its 1,485 rows one by one (5.9 ms against
-    0.9 ms). Those three tables are narrow: about a second at a million papers.
-    """
-    # With what the triggers of papers 0020 and 0021 wrote for the new papers and listings.
-    analyzed = _tables(Paper, PaperVersion)
-    scanned = _tables(Listing, CategoryDay, Authorship)
-    with connection.cursor() as cursor:
-        if connection.in_atomic_block:  # VACUUM cannot run in a transaction
-            cursor.execute(f"ANALYZE {analyzed}, {scanned}")
-        else:
-            cursor.execute(f"ANALYZE {analyzed}")
-            cursor.execute(f"VACUUM (ANALYZE) {scanned}")
 
 
 def _commit(

@@ -264,27 +264,3 @@ def test_worker_processes_are_used_for_a_big_file_and_leave_a_core(monkeypatch):
     assert snapshot_module.default_workers(10 * snapshot_module.SMALL_FILE) == 1
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
     assert snapshot_module.default_workers(10 * snapshot_module.SMALL_FILE) == 0
-
-
-def analyses_of_papers() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_clear_snapshot()")
-        cursor.execute("SELECT pg_stat_get_analyze_count('papers_paper'::regclass)")
-        return cursor.fetchone()[0]
-
-
-def test_the_statistics_follow_the_papers_as_they_double(categories, monkeypatch):  # noqa: F811
-    # Plans made while the table was small go on seq-scanning it once it is big: the import
-    # analyzes again whenever the papers it stored reach what was there at the last analysis.
-    monkeypatch.setattr(snapshot_module, "REANALYZE_FROM", 1)
-    before = analyses_of_papers()
-    seen: list[tuple[int, int]] = []
-
-    def note(progress: Progress) -> None:
-        seen.append((Paper.objects.count(), analyses_of_papers() - before))
-
-    import_snapshot(path=SNAPSHOT, categories=categories, workers=0, batch=1, on_progress=note)
-
-    assert seen[:-1] == [(1, 1), (2, 2), (3, 2), (4, 3)]
-    # And once more at the end, for the pages that read the finished tables.
-    assert analyses_of_papers() - before == 4
