@@ -24,14 +24,13 @@ class Statistics:
     30,000 rows a table, not the table.
     """
 
-    def __init__(self, *, least: int | None = None) -> None:
-        self.least = REANALYZE_FROM if least is None else least
+    def __init__(self) -> None:
         self.stored = Paper.objects.count()
         self.grown = 0
 
     def after_batch(self, *, created: int) -> None:
         self.grown += created
-        if self.grown >= max(self.least, self.stored):
+        if self.grown >= max(REANALYZE_FROM, self.stored):
             with connection.cursor() as cursor:
                 cursor.execute(
                     f"ANALYZE {_tables(Paper, PaperVersion, Listing, CategoryDay, Authorship)}"
