@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db import connection
 from django.db.models import Model
 
-from papers.models import Authorship, CategoryDay, Listing, Paper, PaperVersion
+from papers.models import Authorship, CategoryDay, HistorySource, Listing, Paper, PaperVersion
 
 REANALYZE_FROM = 20_000  # papers an import stores before the statistics are brought up to date
 
@@ -24,19 +24,22 @@ class Statistics:
     30,000 rows a table, not the table.
     """
 
-    def __init__(self) -> None:
-        self.stored = Paper.objects.count()
-        self.grown = 0
+    def __init__(self, source: HistorySource) -> None:
+        self._source = source
+        # At the last analysis (or at the start): the papers stored, and the source's count.
+        self._stored = Paper.objects.count()
+        self._created = source.papers_created
 
-    def after_batch(self, *, created: int) -> None:
-        self.grown += created
-        if self.grown >= max(REANALYZE_FROM, self.stored):
+    def after_batch(self) -> None:
+        """After a batch of ``source`` was committed."""
+        grown = self._source.papers_created - self._created
+        if grown >= max(REANALYZE_FROM, self._stored):
             with connection.cursor() as cursor:
                 cursor.execute(
                     f"ANALYZE {_tables(Paper, PaperVersion, Listing, CategoryDay, Authorship)}"
                 )
-            self.stored += self.grown
-            self.grown = 0
+            self._stored += grown
+            self._created = self._source.papers_created
 
 
 def _tables(*models: type[Model]) -> str:

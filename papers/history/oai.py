@@ -151,7 +151,7 @@ def harvest(
             params["until"] = until.isoformat()
     began = time.monotonic()
     months: set[dt.date] = set()
-    statistics = analysis.Statistics()
+    statistics = analysis.Statistics(source)
     try:
         while True:
             page = parse_oai(fetch(settings.ARXIV_OAI_URL, params=params))
@@ -172,7 +172,7 @@ def harvest(
                         source.harvested_through = source.run_date
                     source.finished_at = timezone.now()
                 source.save()
-            statistics.after_batch(created=stored.papers_created)
+            statistics.after_batch()
             if on_page:
                 on_page(PageDone(records=len(page.entries) + len(page.malformed), source=source))
             if not page.token:

@@ -130,7 +130,7 @@ def import_snapshot(
         # Where this run starts in the file (of a gzip file, not known before reading it).
         start = source.offset if stream is raw else 0
         plan = indexes.Plan(source, wanted=rebuild_indexes, start=start, total=total)
-        statistics = analysis.Statistics()
+        statistics = analysis.Statistics(source)
         try:
             lines = _lines(stream, offset=source.offset, line=source.line)
             chunks = chunked(lines, size=min(CHUNK, batch), stored=_stored)
@@ -142,10 +142,9 @@ def import_snapshot(
                     read.append((_unread(chunk, prepared), prepared))
                     offset, number = chunk.offset, chunk.line
                     if sum(len(done.kept) for _, done in read) >= batch:
-                        created_before = source.papers_created
                         months |= _commit(source, read, codes, offset, number)
                         read = []
-                        statistics.after_batch(created=source.papers_created - created_before)
+                        statistics.after_batch()
                         plan.after_batch(done=raw.tell())
                         if on_progress:
                             on_progress(Progress(done=raw.tell(), total=total, source=source))
