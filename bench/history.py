@@ -16,23 +16,29 @@ cross-lists (some outside cs). Then, on a scratch database:
 3. the database's size;
 4. in-process renders (``--renders`` each, the page cache off, kept pieces emptied before
    each: the first reader after a change) of the cs.DC category page, cs.DC's day ten years
-   ago, the most prolific author's page and a term page: p50 and p95.
+   ago, the most prolific author's page and a term page: p50 and p95; with ``--live``, each
+   page again while another process trades through ``market.trading`` at 20 trades a second
+   (for at least 10 s a page).
 
 Goals: 1,000,000 papers imported in <= 15 minutes, peak <= 1 GB; the re-run <= 2 minutes;
 each page p95 <= 20 ms.
 
-    .venv/bin/python bench/history.py [--papers 100000] [--renders 50] [--keep]
+    .venv/bin/python bench/history.py [--papers 100000] [--renders 50] [--live] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
+import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -165,7 +171,6 @@ def run_import(path: Path, env: dict[str, str]) -> tuple[float, int, str, int, f
     """(seconds, the child's peak resident memory in bytes, its report, the peak of the
     child and its worker processes together, sampled every half second, and the CPU seconds
     they used: PostgreSQL's are not in it)."""
-    import threading
 
     from papers.categories import CS_CATEGORIES
 
@@ -218,7 +223,7 @@ def most_prolific_author() -> str:
     return name
 
 
-def render_pages(*, author: str, renders: int) -> None:
+def render_pages(*, author: str, renders: int, live: bool, database: str) -> None:
     import itertools
 
     from django.conf import settings
@@ -258,10 +263,13 @@ def render_pages(*, author: str, renders: int) -> None:
     }
     numbers = itertools.count()
     client = Client(HTTP_HOST="testserver")
-    for label, (path, paper_id) in pages.items():
-        assert client.get(path).status_code == 200, path
-        changed, warm = [], []
-        for _ in range(renders):
+
+    def measure(path: str, paper_id: int | None, *, seconds: float = 0) -> str:
+        """``renders`` renders after a change and as many warm, or more until ``seconds``."""
+        changed: list[float] = []
+        warm: list[float] = []
+        until = time.monotonic() + seconds
+        while len(changed) < renders or time.monotonic() < until:
             if paper_id is not None:
                 Paper.objects.filter(pk=paper_id).update(comment=f"{next(numbers)} pages")
             else:
@@ -273,8 +281,86 @@ def render_pages(*, author: str, renders: int) -> None:
             started = time.perf_counter()
             client.get(path)
             warm.append((time.perf_counter() - started) * 1000)
+        return (
+            f"after a change: {percentiles(changed)}   warm: {percentiles(warm)}"
+            f"   ({len(changed)} renders)"
+        )
+
+    for label, (path, paper_id) in pages.items():
+        assert client.get(path).status_code == 200, path
         print(f"  {label}")
-        print(f"    after a change: {percentiles(changed)}   warm: {percentiles(warm)}")
+        print(f"    quiet, {measure(path, paper_id)}")
+        if live:
+            with market_trading(database) as traded:
+                figures = measure(path, paper_id, seconds=LIVE_SECONDS)
+            print(f"    live,  {figures}  ({traded()} trades beside it)")
+
+
+TRADES_PER_SECOND = 20  # bench/pages.py's live market
+LIVE_SECONDS = 10  # each page rendered at least this long while it trades
+
+
+@contextlib.contextmanager
+def market_trading(database: str):
+    """A busy market beside the renders: another process trading through market.trading at
+    ``TRADES_PER_SECOND``; yields a function that says how many trades it made."""
+    trader = subprocess.Popen(
+        [sys.executable, __file__, "--trade", "--database", database],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert trader.stdout is not None
+    made: list[int] = []
+    try:
+        # Setting Django up may print first (the cache table's creation).
+        for line in trader.stdout:
+            if line.strip() == "trading":
+                break
+        else:
+            sys.exit("the trading process did not start")
+        yield lambda: made[0] if made else 0
+    finally:
+        trader.send_signal(signal.SIGTERM)
+        made.append(int(trader.stdout.read().split()[-1] or 0))
+        trader.wait()
+
+
+def trade_until_stopped() -> None:
+    """The trading process: random buys and sells of the listed terms by 20 traders, until
+    SIGTERM; prints the trades it made."""
+    import random
+
+    from django.contrib.auth import get_user_model
+
+    from market import trading
+    from market.models import Term
+
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    users = [
+        get_user_model().objects.get_or_create(username=f"bench-live-{n}")[0] for n in range(20)
+    ]
+    terms = list(Term.objects.listed().order_by("pk")[:40])
+    assert terms, "no listed term to trade"
+    rng = random.Random(23)
+    made, due = 0, time.monotonic()
+    print("trading", flush=True)
+    while not stopping.is_set():
+        user, term = rng.choice(users), rng.choice(terms)
+        try:
+            # A mix that checks a holding before each sell, as a trader's "Sell" would.
+            if rng.random() < 0.4 and trading.holding(user, term) > 0:
+                trading.sell(
+                    user=user, term=term, shares=1, min_proceeds=None, key=str(uuid.uuid4())
+                )
+            else:
+                trading.buy(user=user, term=term, shares=1, max_cost=None, key=str(uuid.uuid4()))
+            made += 1
+        except trading.TradeError:
+            pass
+        due += 1 / TRADES_PER_SECOND
+        stopping.wait(max(0.0, due - time.monotonic()))
+    print(made, flush=True)
 
 
 def main() -> None:
@@ -293,7 +379,15 @@ def main() -> None:
     parser.add_argument(
         "--pages-only", action="store_true", help="only the renders, on the kept database"
     )
+    parser.add_argument(
+        "--live", action="store_true", help="the renders again while another process trades"
+    )
+    parser.add_argument("--trade", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.trade:
+        setup_offline_django(f"{POSTGRES_ADMIN_URL}/{args.database}")
+        trade_until_stopped()
+        return
     if args.pages_only:
         print(f"load at start: {uptime()}")
         setup_offline_django(f"{POSTGRES_ADMIN_URL}/{args.database}")
@@ -303,7 +397,12 @@ def main() -> None:
             cursor.execute("SELECT count(*) FROM papers_paper")
             print(f"papers: {cursor.fetchone()[0]:,}")
         print(f"pages ({args.renders} renders each, in-process, page cache off):")
-        render_pages(author=most_prolific_author(), renders=args.renders)
+        render_pages(
+            author=most_prolific_author(),
+            renders=args.renders,
+            live=args.live,
+            database=args.database,
+        )
         print(f"load at end: {uptime()}")
         return
 
@@ -355,7 +454,12 @@ def main() -> None:
         print(f"papers: {papers:,}   listings: {cursor.fetchone()[0]:,}")
     if not args.no_pages:
         print(f"pages ({args.renders} renders each, in-process, page cache off):")
-        render_pages(author=most_prolific_author(), renders=args.renders)
+        render_pages(
+            author=most_prolific_author(),
+            renders=args.renders,
+            live=args.live,
+            database=args.database,
+        )
     print(f"load at end: {uptime()}")
     if not args.reuse_snapshot:
         path.unlink()
