@@ -68,6 +68,13 @@ LIVE_GOAL = 0.25  # signed-in, while the market trades
 TRADES_PER_SECOND = 20
 WATCHER = "bench-watcher"
 RENDER_GOAL_MS = 5.0
+# Django itself serving the same bytes (bench/django_floor.py), for --floors.
+FLOORS = {
+    "bare": "no middleware",
+    "reader": "sessions and auth only, reading the reader",
+    "facts": "as reader, and the every-page facts (one more statement)",
+    "stack": "the site's whole middleware, the same view",
+}
 
 
 def seed() -> None:
@@ -320,10 +327,18 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="first of two ports (default: any)")
     parser.add_argument("--database", default="peerrevenue_bench_pages", help="scratch db name")
     parser.add_argument("--redis-db", type=int, default=14, help="Redis database (flushed)")
+    parser.add_argument(
+        "--floors",
+        action="store_true",
+        help="also measure Django's own floors serving the same bytes (bench/django_floor.py)",
+    )
     args = parser.parse_args()
     require("wrk", "apt-get install -y wrk")
 
     env = production_environment(scratch_database(args.database), redis_db=args.redis_db)
+    # The watcher toggles once a second for as long as the rounds last (several minutes with
+    # --floors): more than a reader's limit, which this benchmark is not about.
+    env["RATELIMIT_WATCHES_PER_WINDOW"] = "100000"
     if args.cold:
         env["PAGE_CACHE_SECONDS"] = "0"
     setup_django(env)
@@ -352,6 +367,7 @@ def main() -> None:
     site_port = args.port or free_port()
     site = start_gunicorn("peerrevenue.wsgi", port=site_port, env=env)
     trivial = None
+    floors: list[subprocess.Popen] = []
     body_file = tempfile.NamedTemporaryFile(suffix=".html")  # noqa: SIM115 - closed below
     try:
         site_url = f"http://127.0.0.1:{site_port}{path}"
@@ -377,6 +393,31 @@ def main() -> None:
         )
         trivial_url = f"http://127.0.0.1:{trivial_port}/"
         wait_for(trivial_url)
+        floor_urls = {}
+        if args.floors:
+            for floor in FLOORS:
+                port = free_port()
+                floors.append(
+                    start_gunicorn(
+                        "peerrevenue.wsgi",
+                        port=port,
+                        env=env
+                        | {
+                            "DJANGO_SETTINGS_MODULE": "django_floor",
+                            "BENCH_FLOOR": floor,
+                            "BENCH_BODY_FILE": body_file.name,
+                            "BENCH_CONTENT_TYPE": content_type,
+                            "PYTHONPATH": str(Path(__file__).resolve().parent),
+                        },
+                    )
+                )
+                floor_urls[floor] = f"http://127.0.0.1:{port}{path}"
+                wait_for(floor_urls[floor])
+            if cookie:
+                reader = urllib.request.Request(floor_urls["reader"], headers={"Cookie": cookie})
+                with urllib.request.urlopen(reader) as response:
+                    if response.headers["X-Reader"] != TRADER:
+                        sys.exit("Django's reader floor did not sign the trader in.")
         writes = None
         if args.live:
             writes = LiveWrites(
@@ -385,11 +426,14 @@ def main() -> None:
         # Alternate the two, several rounds, and keep the medians: the machine's other load
         # then weighs on both sides alike.
         django_rates, trivial_rates = [], []
+        floor_rates: dict[str, list[float]] = {floor: [] for floor in floor_urls}
         load = {"seconds": args.seconds, "connections": args.connections}
         started = time.monotonic()
         for _ in range(args.rounds):
             django_rates.append(wrk(site_url, cookie=cookie, **load))
             trivial_rates.append(wrk(trivial_url, cookie=cookie, **load))
+            for floor, url in floor_urls.items():
+                floor_rates[floor].append(wrk(url, cookie=cookie, **load))
         if writes is not None:
             writes.stop()
             elapsed = time.monotonic() - started
@@ -402,6 +446,8 @@ def main() -> None:
         stop(site)
         if trivial is not None:
             stop(trivial)
+        for process in floors:
+            stop(process)
         body_file.close()
     from django.test import Client
 
@@ -429,6 +475,13 @@ def main() -> None:
         )
     )
     ratio = django_rate / trivial_rate
+    for floor, rates in floor_rates.items():
+        rate = statistics.median(rates)
+        print(
+            f"Django's floor, {FLOORS[floor]}: {rate:,.0f} requests/s (median; rounds "
+            + ", ".join(f"{r:,.0f}" for r in rates)
+            + f"), {rate / trivial_rate:.2f} of the trivial app's"
+        )
     print(f"listings in database:        {papers}")
     print(f"page:                        {path} ({len(body):,} bytes), {mode}")
     print(f"Django (gunicorn, 2 workers): {django_rate:,.0f} requests/s (median)")
