@@ -8,7 +8,8 @@ class MarketConfig(AppConfig):
     def ready(self) -> None:
         from peerrevenue import keep
 
-        from . import orders, signals  # noqa: F401  (connect the receivers and the fill hook)
+        # orders and signals: imported to connect the receivers and the fill hook.
+        from . import orders, signals, trade_box  # noqa: F401
         from .tickers import price_titles
 
         # Every page may highlight terms (the term set) and fill price holes (the prices: the
@@ -24,6 +25,8 @@ class MarketConfig(AppConfig):
             "market_stamps",
             "SELECT json_object_agg(id, stamp) FROM market_term WHERE status <> 'delisted'",
         )
+        # The signed-in reader's trade box on a term page, read with the page's facts.
+        keep.fact(trade_box.FACT, trade_box.fact_sql(), arguments=2)
         keep.filler("price", price_titles)
         keep.filler("you", own_row)
 

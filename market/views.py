@@ -227,12 +227,20 @@ def _index_table(
 # A term's page, quotes and trades ------------------------------------------------------------
 
 
-def _trader_context(request: HttpRequest, term_id: int, price: int) -> dict:
+def _trader_context(
+    request: HttpRequest,
+    *,
+    term_id: int,
+    slug: str,
+    price: int,
+    facts: keep.Facts | None = None,
+) -> dict:
     """The reader's cash and holding, orders on the term and follow: rendered on every
-    request in the trade box, never in a kept piece."""
+    request in the trade box, never in a kept piece (from ``facts`` when the page read them
+    with its others)."""
     if not request.user.is_authenticated:
         return {}
-    box = trade_box.reader(user=request.user, term_id=term_id)
+    box = trade_box.reader(user=request.user, slug=slug, facts=facts)
     lines = (
         [order_line(o) for o in orders.orders_of(user=request.user, term_id=term_id, limit=10)]
         if box.has_orders
@@ -303,7 +311,10 @@ def order_line(order: Order) -> OrderLine:
 
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    facts = keep.read(request, ("term", slug), "mentions", "papers", "research")
+    wanted: list[tuple[object, ...] | str] = [("term", slug), "mentions", "papers", "research"]
+    if request.user.is_authenticated:
+        wanted.append(trade_box.wanted(slug=slug, user=request.user))
+    facts = keep.read(request, *wanted)
     if facts["term", slug] is None:
         raise Http404(f"There is no term “{slug}” on the market.")
     return keep.anonymous_page(request, facts, lambda: _term_response(request, facts, slug))
@@ -345,7 +356,9 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
     )
     values = piece.values
     term_id = int(values["term_id"] or 0)
-    trader = _trader_context(request, term_id, int(values["price"] or 0))
+    trader = _trader_context(
+        request, term_id=term_id, slug=slug, price=int(values["price"] or 0), facts=facts
+    )
     context = {
         "term": values,
         "head_html": piece.html,
@@ -548,7 +561,7 @@ def _render_quote(
     status: int = 200,
 ) -> HttpResponse:
     """The quote page; ``attempted`` says the refusal shown is of a trade, not of a quote."""
-    trader = _trader_context(request, term.pk, term.price)
+    trader = _trader_context(request, term_id=term.pk, slug=term.slug, price=term.price)
     context = {
         "term": term,
         "form": form,
