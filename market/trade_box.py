@@ -10,6 +10,7 @@ round trip and that one, with none of the trade box's own (``FACT``, registered 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from django.db import connection
 
@@ -33,6 +34,7 @@ class Reader:
     has_orders: bool  # any order on the term, waiting or done
 
 
+@cache
 def fact_sql() -> str:
     """The reader's figures on the term (its slug, then the user's id) as one JSON array,
     ``[cash, held, follow threshold, has orders]``; NULL for a user without an account yet.
@@ -55,7 +57,7 @@ def wanted(*, slug: str, user) -> tuple[str, str, int]:
     return (FACT, slug, user.pk)
 
 
-def reader(*, user, slug: str, facts: keep.Facts | None = None) -> Reader:
+def reader(*, user, term_id: int, slug: str, facts: keep.Facts | None = None) -> Reader:
     """The reader's figures on the term: from ``facts`` if the page read them (``wanted``),
     else in a statement of their own. Either way from where the page reads
     (``peerrevenue.replicas``): a trader who just traded reads the primary until a replica has
@@ -68,7 +70,6 @@ def reader(*, user, slug: str, facts: keep.Facts | None = None) -> Reader:
         )
         found = rows[0][0]  # a SELECT of one scalar subquery: always one row
     if found is None:  # a user from before the market: open the account, holding nothing
-        term_id = Term.objects.values_list("pk", flat=True).get(slug=slug)
         follow = notices.following(user=user, term_id=term_id)
         return Reader(balance(user), 0, follow.threshold_bp if follow else None, False)
     cash, held, threshold, has_orders = found

@@ -240,7 +240,7 @@ def _trader_context(
     with its others)."""
     if not request.user.is_authenticated:
         return {}
-    box = trade_box.reader(user=request.user, slug=slug, facts=facts)
+    box = trade_box.reader(user=request.user, term_id=term_id, slug=slug, facts=facts)
     lines = (
         [order_line(o) for o in orders.orders_of(user=request.user, term_id=term_id, limit=10)]
         if box.has_orders
