@@ -547,6 +547,22 @@ def test_a_token_refused_twice_fails_the_run_and_the_next_run_starts_again_by_it
     assert listings() == LISTED
 
 
+def test_an_error_page_instead_of_a_page_stops_the_harvest_quoting_it_and_keeps_the_token(
+    categories, oai, sleeps, arxiv_server
+):
+    harvest(set_spec="cs", categories=categories, max_seconds=0)
+
+    def down(request: Request) -> Reply:
+        return Reply(200, b"<html><body><h1>502 Bad Gateway</h1><hr>proxy</body></html>")
+
+    arxiv_server.route_function("/oai", down)
+    with pytest.raises(FetchError, match="HTML page \\(“502 Bad Gateway proxy”\\)"):
+        harvest(set_spec="cs", categories=categories)
+
+    # A page that never arrived says nothing about the token: the next run goes on with it.
+    assert HistorySource.objects.get().token == "6930231|1001"
+
+
 def test_no_records_matching_is_nothing_new_not_an_error(categories, oai, sleeps):
     harvest(set_spec="cs", categories=categories)
 
