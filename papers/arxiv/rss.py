@@ -13,7 +13,7 @@ import feedparser
 from papers.arxiv.errors import IngestError
 from papers.arxiv.fields import clean, parse_rfc822_date, split_id
 from papers.arxiv.records import MAX_AUTHORS, ParsedAuthor, ParsedEntry, ParsedFeed
-from papers.arxiv.sniffing import detect_format, parse_xml, xml_error
+from papers.arxiv.sniffing import detect_format, parse_xml, quoted, xml_error
 from papers.models import Listing
 
 logger = logging.getLogger(__name__)
@@ -26,6 +26,11 @@ _DESCRIPTION_RE = re.compile(
     re.DOTALL,
 )
 _CHANNEL_CATEGORY_RE = re.compile(r"^(?P<code>[a-z-]+(?:\.[A-Za-z-]+)?) updates on arXiv")
+# arXiv answers a query it cannot serve (a bad archive name) with a well-formed, dated, item-less
+# feed, exactly like an empty day's but for its title ("Feed error for query: <url>") and its
+# description (the reason): only the channel's own words tell the two apart.
+_ERROR_TITLE_RE = re.compile(r"^\s*feed error\b", re.IGNORECASE)
+_LISTING_TITLE_RE = re.compile(r"\bupdates on arXiv", re.IGNORECASE)
 
 
 def _split_top_level(text: str, separator: str) -> list[str]:
@@ -132,6 +137,7 @@ def parse_rss(content: bytes) -> ParsedFeed:
     elif problem is not None:
         raise IngestError(f"The feed could not be parsed: {problem}")
     channel = document.feed
+    _refuse_error_feed(channel, items=len(document.entries))
     date = parse_rfc822_date(channel.get("published"), what="The feed's date (pubDate)")
     match = _CHANNEL_CATEGORY_RE.match(clean(channel.get("title")))
     entries: list[ParsedEntry] = []
@@ -149,6 +155,28 @@ def parse_rss(content: bytes) -> ParsedFeed:
     return ParsedFeed(
         format="rss", date=date, entries=entries, category=match["code"] if match else ""
     )
+
+
+def _refuse_error_feed(channel: Mapping[str, Any], *, items: int) -> None:
+    """Refuse arXiv's error feed, in arXiv's own words, and an item-less feed that does not say
+    it is a listing: taken for an empty day, either would mark the day done with nothing in it.
+
+    An empty day's feed is titled "<category> updates on arXiv.org"; items prove a listing by
+    themselves, so only an empty feed has to say what it is.
+    """
+    title = clean(channel.get("title"))
+    # feedparser gives a channel's <description> as its subtitle.
+    reason = clean(channel.get("subtitle") or channel.get("description"))
+    if _ERROR_TITLE_RE.match(title):
+        # The reason whole (arXiv's lists the valid archives): it is what the operator needs.
+        said = f"{quoted(title)}: {quoted(reason, limit=1000)}" if reason else quoted(title)
+        raise IngestError(f"arXiv answered with an error feed, not a listing: {said}.")
+    if not items and not _LISTING_TITLE_RE.search(title):
+        shown = quoted(title) if title else "no title"
+        raise IngestError(
+            f"The feed has no items and does not say it is an arXiv listing ({shown}): not "
+            "taken for an empty day."
+        )
 
 
 def _rss_entry(item: Mapping[str, Any], position: int) -> ParsedEntry:
