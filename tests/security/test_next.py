@@ -124,3 +124,18 @@ def test_a_signed_in_readers_popover_names_only_a_safe_next(trader_client, trade
     assert offer["next"] == ""
     offer = trader_client.get("/market/kv-cache/offer.json", {"next": "/list/cs.DC/"}).json()
     assert offer["next"] == "/list/cs.DC/"
+
+
+@pytest.mark.parametrize("next_value", [*HOSTILE, FOLLOWED])
+def test_tagging_and_marking_a_paper_read_then_redirect_safely(trader_client, trader, next_value):
+    paper = make_paper(arxiv_id="2611.00002")
+    response = trader_client.post(
+        f"/abs/{paper.arxiv_id}/tags/", {"tags": "to read", "next": next_value}
+    )
+    lands_on(response, where(next_value, "/library/"))
+    saved = SavedPaper.objects.get(user=trader, paper=paper)
+    assert [tag.name for tag in saved.tags.all()] == ["to read"]
+    response = trader_client.post(f"/abs/{paper.arxiv_id}/read/", {"read": "1", "next": next_value})
+    lands_on(response, where(next_value, "/library/"))
+    saved.refresh_from_db()
+    assert saved.read_at is not None
