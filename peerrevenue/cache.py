@@ -246,5 +246,6 @@ class ReusedClientRedisCache(RedisCache):
     def unavailable(self) -> bool:
         """Whether Redis is unreachable from this process: what a counter it could not count
         is told from one that expired by (peerrevenue.ratelimit)."""
-        client = self._cache
+        # Django's RedisCache keeps its client as ``_cache``, which django-stubs leaves out.
+        client = getattr(self, "_cache", None)
         return isinstance(client, DegradingRedisCacheClient) and client.unavailable
