@@ -104,3 +104,13 @@ def test_a_private_trader_is_a_trader_on_the_leaderboard_but_to_themselves(
     assert not [href for href, _ in board.links() if href.startswith("/traders/tobias")]
     own = Page.of(signed_in(trader).get("/leaderboard/"))
     assert ("/traders/tobias/", "tobias") in own.links()
+
+
+def test_a_change_made_outside_the_settings_page_shows_at_once_too(client, trader, traded):
+    """The stamp is moved by the database: an admin's or a script's update counts the same."""
+    assert [row[0] for row in sections(client)[1]][0] == "tobias"
+    Preferences.objects.update_or_create(user=trader, defaults={"public_trader_page": True})
+    Preferences.objects.filter(user=trader).update(public_trader_page=False)
+    assert [row[0] for row in sections(client)[1]][0] == "a trader"
+    Preferences.objects.filter(user=trader).delete()  # no preferences: public again
+    assert [row[0] for row in sections(client)[1]][0] == "tobias"
