@@ -44,6 +44,7 @@ from . import (
     networth,
     notices,
     orders,
+    public_names,
     series,
     stats,
     trade_box,
@@ -311,7 +312,13 @@ def order_line(order: Order) -> OrderLine:
 
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    wanted: list[tuple[object, ...] | str] = [("term", slug), "mentions", "papers", "research"]
+    wanted: list[tuple[object, ...] | str] = [
+        ("term", slug),
+        "mentions",
+        "papers",
+        "research",
+        public_names.FACT,  # who of the holders and traders may be named
+    ]
     if request.user.is_authenticated:
         wanted.append(trade_box.wanted(slug=slug, user=request.user))
     facts = keep.read(request, *wanted)
@@ -348,6 +355,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
             facts["terms"],
             facts["mentions"],
             facts["papers"],
+            facts[public_names.FACT],
             clock_bucket(),
         ),
         lambda: _term_piece(rows(), papers=papers, facts=facts),
@@ -892,7 +900,16 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     period = networth.period_from(request.GET.get("period"))
     today = networth.today_utc()
     ranked = networth.period_leaderboard(period=period, today=today)
+    # A trader who keeps their page private is "a trader" here, but to themselves.
+    ranked = ranked.annotate(private=public_names.is_private('"market_account"."user_id"'))
     page = paginate(request, ranked, per_page=ROWS_PER_PAGE)
+    page.object_list = list(page.object_list)
+    for account in page.object_list:
+        account.public_name = (
+            None
+            if account.private and account.user_id != request.user.pk
+            else account.user.get_username()
+        )
     standing = None
     if request.user.is_authenticated:
         standing = networth.period_standing(user=request.user, period=period, today=today)
@@ -903,6 +920,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "periods": networth.PERIODS,
         "period_label": networth.PERIODS[period],
         "period_start": networth.period_start(period, today=today),
+        "hidden_name": public_names.HIDDEN_NAME,
         "nav": "leaderboard",
     }
     return render(request, "market/leaderboard.html", context)

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Page, Paginator
@@ -20,7 +21,7 @@ from peerrevenue import keep
 from peerrevenue.pagination import number_of, paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
-from . import days, entries, streams
+from . import days, entries, search, streams
 from .categories import CS_CATEGORIES
 from .models import Category, Paper, author_page
 
@@ -57,8 +58,23 @@ def watching(request: HttpRequest) -> HttpResponse:
 def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
     user = request.user
     assert user.is_authenticated  # each view that shows it has made sure
-    page = paginate(request, streams.front_page(user=user), per_page=PAPERS_PER_PAGE)
-    listings = list(page.object_list)
+    try:
+        with search.refusals_as_messages():
+            page = paginate(request, streams.front_page(user=user), per_page=PAPERS_PER_PAGE)
+            listings = list(page.object_list)
+    except search.SearchError:
+        # A saved search the database will not run must not take the page down with it: the
+        # watched categories alone, and /searches/ says which search it is.
+        messages.error(
+            request,
+            "Your saved searches could not be run, so this page shows your categories only; "
+            "see Saved searches to change them.",
+        )
+        watched = [streams.watched_categories]
+        page = paginate(
+            request, streams.front_page(user=user, sources=watched), per_page=PAPERS_PER_PAGE
+        )
+        listings = list(page.object_list)
     new_after = None
     if page.number == 1:
         new_after = streams.record_visit(user=user, newest=listings[0].date if listings else None)
