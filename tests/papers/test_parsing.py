@@ -119,6 +119,31 @@ def test_rss_authors_with_affiliations_and_tex_accents():
         ("Anders  Sand\n   (KTH,\n Stockholm)", [("Anders Sand", "KTH, Stockholm")]),
         ("A One (unclosed, X", [("A One", "unclosed, X")]),
         ("", []),
+        # A numbered legend closing the list belongs to every author by number, to none whole.
+        (
+            "A One (1), B Two (1,2) and C Three (3) ((1) Uni X, Leeds, (2) Lab Y,\n (3) Z Inst)",
+            [
+                ("A One", "Uni X, Leeds"),
+                ("B Two", "Uni X, Leeds; Lab Y"),
+                ("C Three", "Z Inst"),
+            ],
+        ),
+        ("A One (a), B Two (b) ((a) Uni X; (b) Lab Y)", [("A One", "Uni X"), ("B Two", "Lab Y")]),
+        ("A One (1 and 2) ((1) Uni X (2)Lab Y)", [("A One", "Uni X; Lab Y")]),
+        (
+            "A One (1,2), B Two (2) (1 Dip. X, Bologna; 2 Via Y 2 - 4, Trieste)",
+            [("A One", "Dip. X, Bologna; Via Y 2 - 4, Trieste"), ("B Two", "Via Y 2 - 4, Trieste")],
+        ),
+        ("A One (1 Main St, 2 Floor)", [("A One", "1 Main St, 2 Floor")]),
+        ("A One (1), B Two (2), ((1) Uni X, (2) Lab Y)", [("A One", "Uni X"), ("B Two", "Lab Y")]),
+        # Without a legend, a number is whatever the authors wrote.
+        ("A One (2) and B Two (Lab (2), Y)", [("A One", "2"), ("B Two", "Lab (2), Y")]),
+        # "et al" ends a byline cut short; it is nobody's name.
+        ("The X Collaboration, B. One, et al", [("The X Collaboration", ""), ("B. One", "")]),
+        ("B. One, et al.", [("B. One", "")]),
+        ("B. One and ET. AL.", [("B. One", "")]),
+        ("B. One (Uni X) et al", [("B. One", "Uni X")]),
+        ("Petal Alvarez, Jet Al", [("Petal Alvarez", ""), ("Jet Al", "")]),
     ],
 )
 def test_split_authors(creator, expected):
