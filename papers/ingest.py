@@ -99,16 +99,23 @@ class _Counts:
 
 
 def _authors_json(entry: ParsedEntry, previous: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Author dicts for the entry, keeping affiliations we knew when the feed omits them."""
+    """Author dicts for the entry, keeping affiliations we knew when the feed omits them, and
+    the renderings of what did not change (so an unchanged byline is not typeset again)."""
     old = previous if [a.get("name") for a in previous] == [a.name for a in entry.authors] else []
-    return [
-        {
-            "name": author.name,
-            "name_text": old[i].get("name_text", "") if old else "",
-            "affiliation": author.affiliation or (old[i].get("affiliation", "") if old else ""),
-        }
-        for i, author in enumerate(entry.authors)
-    ]
+    authors = []
+    for i, author in enumerate(entry.authors):
+        known = old[i] if old else {}
+        affiliation = author.affiliation or known.get("affiliation", "")
+        same = affiliation == known.get("affiliation", "")
+        authors.append(
+            {
+                "name": author.name,
+                "name_text": known.get("name_text", ""),
+                "affiliation": affiliation,
+                "affiliation_text": known.get("affiliation_text", "") if same else "",
+            }
+        )
+    return authors
 
 
 def _apply(paper: Paper, entry: ParsedEntry) -> None:

@@ -176,7 +176,8 @@ class Paper(models.Model):
     title_html = models.TextField(blank=True)
     abstract = models.TextField(blank=True, help_text="Raw TeX as arXiv sends it")
     abstract_html = models.TextField(blank=True)
-    # [{"name": raw TeX, "name_text": rendered Unicode, "affiliation": str}, ...] in byline order.
+    # [{"name": raw TeX, "name_text": rendered Unicode, "affiliation": raw TeX,
+    #   "affiliation_text": rendered Unicode}, ...] in byline order.
     authors = models.JSONField(default=list, blank=True)
     authors_text = models.TextField(blank=True, help_text="Rendered names, for search")
     typesetter_version = models.PositiveIntegerField(default=0)
@@ -273,7 +274,10 @@ class Paper(models.Model):
         if not isinstance(self.authors, list) or not all(
             isinstance(author, dict)
             and isinstance(author.get("name"), str)
-            and all(isinstance(author.get(key, ""), str) for key in ("name_text", "affiliation"))
+            and all(
+                isinstance(author.get(key, ""), str)
+                for key in ("name_text", "affiliation", "affiliation_text")
+            )
             for author in self.authors
         ):
             errors["authors"] = (
@@ -303,9 +307,10 @@ class Paper(models.Model):
             name: getattr(self, name) for name in ("title", "abstract") if name not in deferred
         }
         if "authors" not in deferred:
-            # Names and their renderings; an affiliation is not TeX.
+            # Names with their renderings, and affiliations (TeX too): an edit of either
+            # typesets the byline again.
             source["authors"] = [
-                (author.get("name"), author.get("name_text"))
+                (author.get("name"), author.get("name_text"), author.get("affiliation"))
                 if isinstance(author, dict)
                 else author
                 for author in self.authors or ()
@@ -337,7 +342,9 @@ class Paper(models.Model):
             {
                 "name": author.get("name", ""),
                 "name_text": tex_to_text(author.get("name", "")),
+                # TeX as the names are (`Universit\"at Wien`), shown as plain text like them.
                 "affiliation": author.get("affiliation", ""),
+                "affiliation_text": tex_to_text(author.get("affiliation", "")),
             }
             for author in self.authors
         ]
