@@ -81,9 +81,11 @@ SOURCE_FIELDS = (
     "comment",
     "journal_ref",
     "doi",
+    "report_no",
     "license",
     "submitted_at",
     "updated_at",
+    "version_dates",
 )
 WRITTEN_FIELDS = (
     *SOURCE_FIELDS,
@@ -136,11 +138,12 @@ def _apply(paper: Paper, entry: ParsedEntry) -> None:
     if entry.categories:
         paper.categories = list(entry.categories)
         paper.primary_category = entry.primary_category
-    for name in ("comment", "journal_ref", "doi", "license", "submitted_at", "updated_at"):
+    fields = ("comment", "journal_ref", "doi", "report_no", "license", "submitted_at", "updated_at")
+    for name in fields:
         value = getattr(entry, name)
         if value:
             setattr(paper, name, value)
-    paper.doi = paper.doi[:200]
+    paper.date_versions(entry.dated_versions())
     paper.license = paper.license[:300]
 
 
@@ -412,15 +415,18 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
 
 
 def _date_versions(papers) -> None:
-    """Date the versions the API dates: the first version by the paper's first submission,
-    the current one by its last revision. One statement for the feed, and it writes only the
-    rows whose date is missing or differs, so a re-run writes nothing (and moves no stamp)."""
+    """Date the stored versions the sources date: the first version by the paper's first
+    submission, the current one by its last revision, and any other the paper knows the
+    date of. One statement for the feed, and it writes only the rows whose date is missing or
+    differs, so a re-run writes nothing (and moves no stamp)."""
     rows: list[tuple[int, int, dt.datetime]] = []
     for paper in papers:
+        dated = paper.dated_versions()
         if paper.submitted_at is not None:
-            rows.append((paper.pk, 1, paper.submitted_at))
+            dated.setdefault(1, paper.submitted_at)
         if paper.updated_at is not None and paper.version > 1:
-            rows.append((paper.pk, paper.version, paper.updated_at))
+            dated.setdefault(paper.version, paper.updated_at)
+        rows.extend((paper.pk, number, at) for number, at in sorted(dated.items()))
     if not rows:
         return
     table = connection.ops.quote_name(PaperVersion._meta.db_table)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
@@ -185,10 +185,18 @@ class Paper(models.Model):
     categories = models.JSONField(default=list, blank=True, help_text="All codes, primary first")
     comment = models.TextField(blank=True)
     journal_ref = models.TextField(blank=True)
-    doi = models.CharField(max_length=200, blank=True)
+    # Text, not a 200-character field: a paper may carry several DOIs, separated by spaces as
+    # arXiv writes them (``dois``), and a cut would leave half of one.
+    doi = models.TextField(blank=True, help_text="One or several, separated by spaces")
+    report_no = models.TextField(blank=True, help_text="The report number(s), as arXiv has them")
     license = models.URLField(max_length=300, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True, help_text="First version")
     updated_at = models.DateTimeField(null=True, blank=True, help_text="Current version")
+    # Every version's date the sources told, on the paper rather than on PaperVersion: those
+    # rows hold a version's text, which the bulk sources never give for a version before the
+    # current one, and a date is one small value read with the paper (and moving its stamp).
+    # A list, item n-1 for version n: an ISO time in UTC, or null while no source dated it.
+    version_dates = models.JSONField(default=list, blank=True, editable=False)
     hidden = models.BooleanField(default=False, help_text="Hidden papers appear nowhere.")
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
@@ -352,6 +360,30 @@ class Paper(models.Model):
         self.typesetter_version = TYPESETTER_VERSION
         self._typeset_from = self._tex_source()
 
+    def dated_versions(self) -> dict[int, dt.datetime]:
+        """Version number → when arXiv received it, as far as the sources told."""
+        return {
+            number: dt.datetime.fromisoformat(at)
+            for number, at in enumerate(self.version_dates or (), start=1)
+            if isinstance(at, str) and at
+        }
+
+    def date_versions(self, dates: Mapping[int, dt.datetime]) -> None:
+        """Add what a source tells of its versions' dates to what is known, in memory: a date
+        it gives replaces the one stored for that version, and a version it does not date (an
+        RSS item dates none) keeps the one known."""
+        known = {**self.dated_versions(), **dates}
+        if not known:
+            return
+        self.version_dates = [
+            known[number].astimezone(dt.UTC).isoformat() if number in known else None
+            for number in range(1, max(known) + 1)
+        ]
+
+    @property
+    def dois(self) -> list[str]:
+        return self.doi.split()
+
     def version_history(self, versions: Iterable[PaperVersion]) -> list[SimpleNamespace]:
         """Every version from v1 to the current one, oldest first, as arXiv's abstract page
         lists them: ``number``, ``submitted_at`` (None when unknown), ``current``, and
@@ -360,10 +392,16 @@ class Paper(models.Model):
         known = {1: self.submitted_at, self.version: self.updated_at or None}
         if self.version == 1:
             known[1] = self.submitted_at or self.updated_at
+        # The sources' own dates first; papers stored before they were kept have the others.
+        dated = self.dated_versions()
         history = []
         for number in range(1, self.version + 1):
             version = stored.get(number)
-            at = version.submitted_at if version and version.submitted_at else known.get(number)
+            at = (
+                dated.get(number)
+                or (version.submitted_at if version and version.submitted_at else None)
+                or known.get(number)
+            )
             title = version.title if version and version.title != self.title else ""
             history.append(
                 SimpleNamespace(

@@ -1,0 +1,46 @@
+"""What the bulk sources say that papers lost: every version's date, every DOI, the report
+number; and no "et al" author.
+
+- ``version_dates``: item n-1 is version n's date (ISO, UTC) or null (``Paper.date_versions``).
+- ``doi`` becomes text: several DOIs, separated by spaces, overflowed 200 characters.
+- ``report_no``: the snapshot's ``report-no``, arXivRaw's ``<report-no>``.
+- A stored byline ending in an "et al" author loses it: the parsers no longer make one
+  (``papers.arxiv.rss.split_authors``), and the author index's triggers (0021) take its row
+  away with it. An update of the papers that have one, found by their last author's name.
+"""
+
+from django.db import migrations, models
+
+DROP_ET_AL = r"""
+UPDATE public.papers_paper
+SET authors = authors - (jsonb_array_length(authors) - 1),
+    authors_text = regexp_replace(authors_text, '(^|,\s*)et\.?\s*al\.?\s*$', '', 'i')
+WHERE jsonb_typeof(authors) = 'array'
+  AND jsonb_array_length(authors) > 1
+  AND trim(authors -> -1 ->> 'name') ~* '^et\.?\s*al\.?$'
+"""
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("papers", "0025_search_index_with_categories"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="paper",
+            name="report_no",
+            field=models.TextField(blank=True, help_text="The report number(s), as arXiv has them"),
+        ),
+        migrations.AddField(
+            model_name="paper",
+            name="version_dates",
+            field=models.JSONField(blank=True, default=list, editable=False),
+        ),
+        migrations.AlterField(
+            model_name="paper",
+            name="doi",
+            field=models.TextField(blank=True, help_text="One or several, separated by spaces"),
+        ),
+        migrations.RunSQL(DROP_ET_AL, reverse_sql=migrations.RunSQL.noop),
+    ]
