@@ -154,6 +154,31 @@ def test_a_later_feed_that_dates_nothing_keeps_every_date(imported, cs_dc, clien
     ]
 
 
+def test_an_import_completes_a_paper_the_feed_stored_and_a_rerun_changes_nothing(cs_dc, client):
+    # The daily feed stored v4 as RSS has it: no version dated, no DOI, no report number.
+    feed = ParsedEntry(
+        arxiv_id="2403.00201",
+        version=4,
+        title="Gossip that survives four revisions",
+        abstract="Epidemic broadcast with bounded fan-out, revised until it was right.",
+        authors=[ParsedAuthor("Mira Kova\\v{c}"), ParsedAuthor("Tom\\'as Le\\'on")],
+        categories=["cs.DC"],
+        announce_type="replace",
+    )
+    ingest_feed(category=cs_dc, parsed=_feed(feed), source="test")
+    assert "date not known here" in page_text(client.get(REVISED))
+
+    first = import_snapshot(path=SNAPSHOT, categories=[cs_dc])
+    assert (first.papers_created, first.papers_updated) == (1, 1)
+    response = client.get(REVISED)
+    assert history(response) == REVISED_VERSIONS
+    assert "Report number WIEN-DS-24/07" in page_text(response)
+    assert authors(response)[1] == "Tomás León (León University, Spain)"
+
+    again = import_snapshot(path=SNAPSHOT, categories=[cs_dc])
+    assert (again.papers_created, again.papers_updated) == (0, 0)
+
+
 def test_the_kept_page_follows_a_new_report_number_and_doi(imported, client):
     assert "Report number WIEN-DS-24/07" in page_text(client.get(REVISED))  # kept now
     Paper.objects.filter(arxiv_id="2403.00201").update(
