@@ -298,7 +298,7 @@ def test_paper_page(client, cs_dc):
 
 
 def test_affiliations_are_plain_text_like_the_names(client, cs_dc):
-    paper = make_paper(authors=['Christian Krattenthaler', 'Thomas M\\"uller'])
+    paper = make_paper(authors=["Christian Krattenthaler", 'Thomas M\\"uller'])
     paper.authors[0]["affiliation"] = 'Universit\\"at Wien'
     paper.authors[1]["affiliation"] = "Le\\'on University; Zielona G\\'ora"
     paper.save()
