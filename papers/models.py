@@ -316,9 +316,15 @@ class Paper(models.Model):
         }
         if "authors" not in deferred:
             # Names with their renderings, and affiliations (TeX too): an edit of either
-            # typesets the byline again.
+            # typesets the byline again, and so does a byline stored before affiliations were
+            # rendered, when a source brings it again.
             source["authors"] = [
-                (author.get("name"), author.get("name_text"), author.get("affiliation"))
+                (
+                    author.get("name"),
+                    author.get("name_text"),
+                    author.get("affiliation"),
+                    "affiliation_text" in author,
+                )
                 if isinstance(author, dict)
                 else author
                 for author in self.authors or ()

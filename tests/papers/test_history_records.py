@@ -179,6 +179,37 @@ def test_an_import_completes_a_paper_the_feed_stored_and_a_rerun_changes_nothing
     assert (again.papers_created, again.papers_updated) == (0, 0)
 
 
+def test_a_paper_stored_before_these_fields_is_completed_by_the_next_import(
+    imported, cs_dc, client
+):
+    # As an import before migration 0026 left it: affiliations unrendered, no version dated.
+    old_byline = [
+        {
+            "name": "Mira Kova\\v{c}",
+            "name_text": "Mira Kovač",
+            "affiliation": 'Universit\\"at Wien',
+        },
+        {
+            "name": "Tom\\'as Le\\'on",
+            "name_text": "Tomás León",
+            "affiliation": "Le\\'on University, Spain",
+        },
+    ]
+    Paper.objects.filter(arxiv_id="2403.00201").update(
+        authors=old_byline, version_dates=[], doi="10.1000/jds.2024.001", report_no=""
+    )
+    assert authors(client.get(REVISED))[0] == 'Mira Kovač (Universit\\"at Wien)'
+
+    import_snapshot(path=SNAPSHOT, categories=[cs_dc])
+    response = client.get(REVISED)
+    assert authors(response) == [
+        "Mira Kovač (Universität Wien)",
+        "Tomás León (León University, Spain)",
+    ]
+    assert history(response) == REVISED_VERSIONS
+    assert "DOIs 10.1000/jds.2024.001 10.1000/jds.2025.017" in page_text(response)
+
+
 def test_the_kept_page_follows_a_new_report_number_and_doi(imported, client):
     assert "Report number WIEN-DS-24/07" in page_text(client.get(REVISED))  # kept now
     Paper.objects.filter(arxiv_id="2403.00201").update(
