@@ -188,7 +188,14 @@ class Paper(models.Model):
     # Text, not a 200-character field: a paper may carry several DOIs, separated by spaces as
     # arXiv writes them (``dois``), and a cut would leave half of one.
     doi = models.TextField(blank=True, help_text="One or several, separated by spaces")
-    report_no = models.TextField(blank=True, help_text="The report number(s), as arXiv has them")
+    # Defaults in the database too: rows written by COPY or plain SQL that do not name the
+    # newer columns (benchmarks, psql) stay possible.
+    report_no = models.TextField(
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The report number(s), as arXiv has them",
+    )
     license = models.URLField(max_length=300, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True, help_text="First version")
     updated_at = models.DateTimeField(null=True, blank=True, help_text="Current version")
@@ -196,7 +203,9 @@ class Paper(models.Model):
     # rows hold a version's text, which the bulk sources never give for a version before the
     # current one, and a date is one small value read with the paper (and moving its stamp).
     # A list, item n-1 for version n: an ISO time in UTC, or null while no source dated it.
-    version_dates = models.JSONField(default=list, blank=True, editable=False)
+    version_dates = models.JSONField(
+        default=list, db_default=models.Value([], models.JSONField()), blank=True, editable=False
+    )
     hidden = models.BooleanField(default=False, help_text="Hidden papers appear nowhere.")
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)

@@ -4,6 +4,8 @@ number; and no "et al" author.
 - ``version_dates``: item n-1 is version n's date (ISO, UTC) or null (``Paper.date_versions``).
 - ``doi`` becomes text: several DOIs, separated by spaces, overflowed 200 characters.
 - ``report_no``: the snapshot's ``report-no``, arXivRaw's ``<report-no>``.
+- Both new columns have a default in the database too, for rows written by plain SQL or COPY
+  that do not name them (a benchmark's corpus, a test's raw insert).
 - A stored byline ending in an "et al" author loses it: the parsers no longer make one
   (``papers.arxiv.rss.split_authors``), and the author index's triggers (0021) take its row
   away with it. An update of the papers that have one, found by their last author's name.
@@ -30,12 +32,22 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="paper",
             name="report_no",
-            field=models.TextField(blank=True, help_text="The report number(s), as arXiv has them"),
+            field=models.TextField(
+                blank=True,
+                db_default="",
+                default="",
+                help_text="The report number(s), as arXiv has them",
+            ),
         ),
         migrations.AddField(
             model_name="paper",
             name="version_dates",
-            field=models.JSONField(blank=True, default=list, editable=False),
+            field=models.JSONField(
+                blank=True,
+                db_default=models.Value([], models.JSONField()),
+                default=list,
+                editable=False,
+            ),
         ),
         migrations.AlterField(
             model_name="paper",
