@@ -76,6 +76,7 @@ SOURCE_FIELDS = (
     "title",
     "abstract",
     "authors",
+    "more_authors",
     "primary_category",
     "categories",
     "comment",
@@ -135,6 +136,7 @@ def _apply(paper: Paper, entry: ParsedEntry) -> None:
         paper.abstract = entry.abstract
     if entry.authors:
         paper.authors = _authors_json(entry, paper.authors)
+        paper.more_authors = entry.more_authors
     if entry.categories:
         paper.categories = list(entry.categories)
         paper.primary_category = entry.primary_category

@@ -180,6 +180,11 @@ class Paper(models.Model):
     #   "affiliation_text": rendered Unicode}, ...] in byline order.
     authors = models.JSONField(default=list, blank=True)
     authors_text = models.TextField(blank=True, help_text="Rendered names, for search")
+    more_authors = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text='The byline ends in "et al": arXiv lists no more authors',
+    )
     typesetter_version = models.PositiveIntegerField(default=0)
     primary_category = models.CharField(max_length=32, db_index=True)
     categories = models.JSONField(default=list, blank=True, help_text="All codes, primary first")
@@ -486,8 +491,11 @@ class Paper(models.Model):
 
     @property
     def short_authors(self) -> str:
-        """`A`, `A and B`, `A, B and C`, or `A, B, C et al. (+N more)`."""
+        """`A`, `A and B`, `A, B and C`, or `A, B, C et al. (+N more)`; `A, B et al.` when the
+        byline itself ends in "et al" (``more_authors``)."""
         names = self.author_names
+        if self.more_authors and len(names) <= 3:
+            return f"{', '.join(names)} et al."
         if len(names) <= 1:
             return "".join(names)
         if len(names) <= 3:

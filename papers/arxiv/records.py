@@ -35,6 +35,7 @@ class ParsedEntry:
     announce_type: str = ""  # "" when the source does not say (API): derived at write time
     announced_on: dt.date | None = None  # None: the feed's date
     listing_version: int | None = None  # the version the listing announces; None: `version`
+    more_authors: bool = False  # the byline ends in "et al": arXiv lists no more authors
     comment: str = ""
     journal_ref: str = ""
     doi: str = ""  # one or several, separated by spaces as arXiv writes them

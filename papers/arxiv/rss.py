@@ -11,7 +11,7 @@ from xml.sax import SAXParseException
 import feedparser
 
 from papers.arxiv.errors import IngestError
-from papers.arxiv.fields import clean, parse_rfc822_date, split_id
+from papers.arxiv.fields import clean, parse_rfc822_date, split_id, without_et_al
 from papers.arxiv.records import MAX_AUTHORS, ParsedAuthor, ParsedEntry, ParsedFeed
 from papers.arxiv.sniffing import detect_format, parse_xml, xml_error
 from papers.models import Listing
@@ -138,12 +138,14 @@ def _resolved(groups: list[str], legend: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(resolved))
 
 
-# "et al", "et al.", "et. al." (any case): a byline cut short, never an author.
-_ET_AL_RE = re.compile(r"(?:^|[\s,]+)et\.?\s*al\.?$", re.IGNORECASE)
-
-
 def split_authors(creator: str) -> list[ParsedAuthor]:
-    """Split arXiv's one-string author list into authors with affiliations.
+    """The authors of arXiv's one-string author list (``read_byline``)."""
+    return read_byline(creator)[0]
+
+
+def read_byline(creator: str) -> tuple[list[ParsedAuthor], bool]:
+    """Split arXiv's one-string author list into authors with affiliations, and say whether
+    it ends in "et al" (arXiv lists no more authors than these).
 
     `Ana Pérez (Univ. of X, Madrid, Spain), Bo Li, Dağl{\\i} Ahmet (ETH Z\\"urich)`: commas split
     authors only at parenthesis (and brace) depth 0, because affiliations contain commas; an
@@ -172,14 +174,17 @@ def split_authors(creator: str) -> list[ParsedAuthor]:
         }
         if legend := _legend(groups[-1], referenced=referenced):
             authors[-1] = (name, groups[:-1])
+    cut_short = False
     if authors:
         name, groups = authors[-1]
-        authors[-1] = (_ET_AL_RE.sub("", name).strip(), groups)
-    return [
+        name, cut_short = without_et_al(name)
+        authors[-1] = (name, groups)
+    parsed = [
         ParsedAuthor(name=name, affiliation="; ".join(_resolved(groups, legend)))
         for name, groups in authors
         if name
     ]
+    return parsed, cut_short and bool(parsed)
 
 
 def _bounded_creator(creator: str, arxiv_id: str) -> str:
@@ -251,12 +256,14 @@ def _rss_entry(item: Mapping[str, Any], position: int) -> ParsedEntry:
             f"Item {position} ({arxiv_id}) has an unknown announce type {announce_type!r}."
         )
     abstract = described["abstract"] if described else description.split("Abstract:", 1)[-1]
+    authors, more_authors = read_byline(_bounded_creator(item.get("author") or "", arxiv_id))
     return ParsedEntry(
         arxiv_id=arxiv_id,
         version=version,
         title=clean(item.get("title")),
         abstract=abstract.strip(),
-        authors=split_authors(_bounded_creator(item.get("author") or "", arxiv_id)),
+        authors=authors,
+        more_authors=more_authors,
         categories=[tag["term"] for tag in item.get("tags", []) if tag.get("term")],
         announce_type=announce_type,
         license=clean(item.get("rights")),

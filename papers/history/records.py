@@ -16,7 +16,7 @@ from typing import Any
 
 from papers.arxiv.fields import EARLIEST_DATE, clean
 from papers.arxiv.records import ParsedEntry
-from papers.arxiv.rss import split_authors
+from papers.arxiv.rss import read_byline
 from papers.identifiers import ARXIV_ID
 
 _ID_RE = re.compile(rf"^{ARXIV_ID}$")
@@ -104,12 +104,14 @@ def entry_from_fields(
     assert isinstance(title, str) and isinstance(abstract, str)
     assert isinstance(authors, str) and isinstance(categories, str)
     current = max(dated)
+    byline, more_authors = read_byline(authors)
     return ParsedEntry(
         arxiv_id=arxiv_id,
         version=current,
         title=clean(title),
         abstract=abstract.strip(),
-        authors=split_authors(authors),
+        authors=byline,
+        more_authors=more_authors,
         categories=categories.split(),
         listing_version=1,
         comment=clean(comment if isinstance(comment, str) else ""),

@@ -75,10 +75,18 @@ def test_affiliations_read_as_plain_text_like_the_names(imported, client):
 
 
 def test_et_al_is_no_author_and_has_no_page(imported, client):
-    assert authors(client.get(COLLABORATION)) == ["The ZEBRA Collaboration", "K. Amsel"]
+    page = Page.of(client.get(COLLABORATION))
+    # The page says the list stops short, as arXiv's does, but links no one called "et al".
+    assert authors(client.get(COLLABORATION)) == ["The ZEBRA Collaboration", "K. Amsel", "et al."]
+    assert [href for href, _ in page.links() if href.startswith("/author/")] == [
+        "/author/The%20ZEBRA%20Collaboration/",
+        "/author/K.%20Amsel/",
+    ]
     assert client.get("/author/K. Amsel/").status_code == 200
     assert client.get("/author/et al/").status_code == 404
     assert not Authorship.objects.filter(name__startswith="et al").exists()
+    # The category page's byline says it too.
+    assert "The ZEBRA Collaboration, K. Amsel et al." in page_text(client.get("/list/cs.DC/"))
 
 
 @pytest.fixture

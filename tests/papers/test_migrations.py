@@ -74,6 +74,7 @@ def test_a_stored_et_al_author_is_dropped_from_the_byline_and_the_author_index()
     papers = new.get_model("papers", "Paper").objects
     assert [a["name"] for a in papers.get(pk=cut.pk).authors] == ["B. Aubert"]
     assert papers.get(pk=cut.pk).authors_text == "B. Aubert"
+    assert papers.get(pk=cut.pk).more_authors and not papers.get(pk=alone.pk).more_authors
     # A byline of one is a person, whatever their name.
     assert papers.get(pk=alone.pk).authors_text == "Et Al"
     # The author index's triggers follow: the byline's "et al" row is gone, the person's stays.

@@ -10,7 +10,7 @@ from papers.arxiv.api import parse_api
 from papers.arxiv.documents import parse_feed
 from papers.arxiv.errors import FetchError, IngestError
 from papers.arxiv.records import ParsedAuthor
-from papers.arxiv.rss import parse_rss, split_authors
+from papers.arxiv.rss import parse_rss, read_byline, split_authors
 from papers.arxiv.sniffing import detect_format
 from tests.papers.helpers import atom_entry, atom_feed, fixture_bytes
 
@@ -148,6 +148,29 @@ def test_rss_authors_with_affiliations_and_tex_accents():
 )
 def test_split_authors(creator, expected):
     assert [(a.name, a.affiliation) for a in split_authors(creator)] == expected
+
+
+@pytest.mark.parametrize(
+    ("creator", "cut_short"),
+    [
+        ("The X Collaboration, B. One, et al", True),
+        ("B. One et al.", True),
+        ("B. One and C. Two", False),
+        ("et al", False),  # nobody left to be the start of a list
+    ],
+)
+def test_a_byline_ending_in_et_al_says_it_lists_no_more(creator, cut_short):
+    assert read_byline(creator)[1] is cut_short
+
+
+def test_the_api_splits_the_byline_alike_and_et_al_is_no_author():
+    content = fixture_bytes("api_response.xml").replace(
+        b"<name>Lena Hoffmann</name>", b"<name>et al</name>", 1
+    )
+    first = parse_api(content).entries[0]
+    assert [author.name for author in first.authors] == ["Priya Raman", "Tomasz Nowak"]
+    assert first.more_authors
+    assert not parse_api(fixture_bytes("api_response.xml")).entries[0].more_authors
 
 
 def test_channel_date_is_the_new_york_date():
