@@ -124,6 +124,7 @@ def _entry(record: ET.Element) -> ParsedEntry:
         comment=_text(raw, f"{RAW}comments"),
         journal_ref=_text(raw, f"{RAW}journal-ref"),
         doi=_text(raw, f"{RAW}doi"),
+        report_no=_text(raw, f"{RAW}report-no"),
         license=_text(raw, f"{RAW}license"),
     )
 

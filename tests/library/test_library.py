@@ -170,6 +170,24 @@ def test_bibtex_export_parses(client, reader, cs_dc):
     assert sorted(ids) == sorted([hostile.arxiv_id, plain.arxiv_id])
 
 
+def test_bibtex_export_gives_one_doi_and_the_others_in_a_note(client, reader, cs_dc):
+    client.force_login(reader)
+    twice = make_paper(title="Published twice")
+    twice.doi = "10.1364/X.23.002578 10.1364/X.32.002407"
+    twice.save()
+    once = make_paper(title="Published once")
+    once.doi = "10.1145/1234567.7654321"
+    once.save()
+    for paper in (twice, once):
+        client.post(f"/abs/{paper.arxiv_id}/save/", {"action": "save"})
+    library = bibtexparser.parse_string(client.get("/library/export.bib").content.decode())
+    entries = {entry.key: entry.fields_dict for entry in library.entries}
+    assert entries[twice.arxiv_id]["doi"].value == "10.1364/X.23.002578"
+    assert entries[twice.arxiv_id]["note"].value == "Also DOI 10.1364/X.32.002407"
+    assert entries[once.arxiv_id]["doi"].value == "10.1145/1234567.7654321"
+    assert "note" not in entries[once.arxiv_id]
+
+
 def test_a_hidden_paper_leaves_the_library_and_its_export(client, reader, listed):
     client.force_login(reader)
     client.post(f"/abs/{listed[0].arxiv_id}/save/", {"action": "save"})

@@ -55,9 +55,8 @@ def test_new_feed_creates_typeset_papers_listings_and_versions(cs_dc):
     assert "<math" in paper.abstract_html and "41%" in paper.abstract_html
     assert paper.title_html == paper.title  # nothing to typeset in this title
     assert paper.authors == [
-        {"name": "Priya Raman", "name_text": "Priya Raman", "affiliation": ""},
-        {"name": "Tomasz Nowak", "name_text": "Tomasz Nowak", "affiliation": ""},
-        {"name": "Lena Hoffmann", "name_text": "Lena Hoffmann", "affiliation": ""},
+        {"name": name, "name_text": name, "affiliation": "", "affiliation_text": ""}
+        for name in ("Priya Raman", "Tomasz Nowak", "Lena Hoffmann")
     ]
     assert paper.authors_text == "Priya Raman, Tomasz Nowak, Lena Hoffmann"
     assert list(paper.versions.values_list("number", "title")) == [(1, paper.title)]
