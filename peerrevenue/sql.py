@@ -3,8 +3,10 @@ migrations load them with ``RunSQLFile(app_label, file)``.
 
 A file holds the current definition of what it defines and can be run any number of times
 (``CREATE OR REPLACE FUNCTION``, ``CREATE OR REPLACE TRIGGER``, stamp rows inserted ``ON
-CONFLICT DO NOTHING``). A change is an edit of the file and a new migration that loads it
-again; docs/architecture.md says so and maps every trigger to what it moves.
+CONFLICT DO NOTHING``). ``OR REPLACE`` rather than ``DROP TRIGGER`` then ``CREATE``: a
+trigger replaced locks its table against writes only while the migration's transaction lasts,
+where a drop would lock out readers too. A change is an edit of the file and a new migration
+that loads it again; docs/architecture.md says so and maps every trigger to what it moves.
 
 The file is read when the migration runs, so an old migration would load today's text. On a
 database that migrates step by step (a fresh one), today's text may name tables or columns a
