@@ -17,7 +17,7 @@ class AccountsConfig(AppConfig):
         if saved_searches_source not in STREAM_SOURCES:
             STREAM_SOURCES.append(saved_searches_source)
         # Traders who hide their page are not named where anyone can see (market pages);
-        # the stamp moves when one hides or shows it (migration 0006's triggers).
+        # the stamp moves when one hides or shows it (accounts/sql/stamps.sql).
         public_names.private_traders(
             f"SELECT user_id FROM {Preferences._meta.db_table} WHERE NOT public_trader_page"
         )

@@ -74,7 +74,7 @@ class Category(models.Model):
         settings.AUTH_USER_MODEL, through="Watch", related_name="watched_categories", blank=True
     )
     # Moved by the database whenever the category, its listings or their papers change
-    # (migration 0010): what its kept pages are keyed by (peerrevenue.keep).
+    # (papers/sql/stamps.sql): what its kept pages are keyed by (peerrevenue.keep).
     stamp = models.BigIntegerField(default=0, editable=False)
 
     objects = CategoryQuerySet.as_manager()
@@ -215,7 +215,7 @@ class Paper(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
     # Moved by the database whenever the paper, its listings or its versions change
-    # (migration 0010): what its kept entry and page are keyed by (peerrevenue.keep).
+    # (papers/sql/stamps.sql): what its kept entry and page are keyed by (peerrevenue.keep).
     stamp = models.BigIntegerField(default=0, editable=False)
     # Computed by PostgreSQL from the typeset text on every write (papers.fulltext), so the
     # bulk writes of the ingest keep it current without knowing it exists.
@@ -630,10 +630,10 @@ class CategoryDay(models.Model):
     """One announcement day of a category and what its pages show of it: ``papers`` (visible
     new and cross-listed papers, the day's stream) and ``replacements`` (visible replacements).
 
-    Written by the database alone (migration 0020): statement triggers on listings and papers
-    add and take away as listings come and go and papers are hidden or shown, so the category
-    page reads the few days it shows instead of counting the category's whole history. A row
-    whose counts fall to nothing is deleted. Never write it from Python.
+    Written by the database alone (papers/sql/day_counts.sql): statement triggers on listings
+    and papers add and take away as listings come and go and papers are hidden or shown, so the
+    category page reads the few days it shows instead of counting the category's whole
+    history. A row whose counts fall to nothing is deleted. Never write it from Python.
     """
 
     # No index of its own: the unique constraint below leads with it.
@@ -659,7 +659,8 @@ class CategoryDay(models.Model):
 
 
 def folded_name_sql(placeholder: str = "%s") -> str:
-    """SQL folding a name as the author index folds bylines (papers 0016): unaccent(lower())."""
+    """SQL folding a name as the author index folds bylines (``paper_author_keys`` in
+    papers/sql/author_index.sql): unaccent(lower())."""
     return f"public.unaccent('public.unaccent'::regdictionary, lower({placeholder}))"
 
 
@@ -723,9 +724,9 @@ class NameWord(models.Model):
     search's fallback compares a misspelled word with ("lamprt" is like "lamport").
 
     Tens of thousands of distinct words, where comparing with every paper's names and title
-    means 300,000 long texts. Kept by PostgreSQL itself (triggers of migration 0009 add the
-    words of every paper written), so neither the ingest nor the admin has to know; a word
-    whose papers changed stays, and simply finds no paper.
+    means 300,000 long texts. Kept by PostgreSQL itself (the triggers of
+    papers/sql/name_words.sql add the words of every paper written), so neither the ingest nor
+    the admin has to know; a word whose papers changed stays, and simply finds no paper.
     """
 
     word = models.TextField(primary_key=True)

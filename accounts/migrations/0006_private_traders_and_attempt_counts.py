@@ -34,6 +34,9 @@ class Migration(migrations.Migration):
     ]
 
 
+# History: the current definitions of these triggers and functions are in accounts/sql/stamps.sql
+# (loaded by accounts 0007). A fresh database still runs this SQL as written, step by step: change
+# the file and load it again in a new migration, never this.
 STAMP_SQL = r"""
 INSERT INTO public.kept_stamp (name, value) VALUES ('traders', nextval('public.kept_stamp_seq'));
 CREATE TRIGGER traders_privacy_changed AFTER UPDATE OF public_trader_page

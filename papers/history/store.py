@@ -8,10 +8,10 @@ only added where the paper has none in the category's stream.
 
 Order of the writes, for speed at millions of papers: the new papers' keys are drawn from
 their sequence first, then their versions and listings are inserted, and the papers last, by
-COPY. The statement triggers that restamp a version's or a listing's paper (papers 0010) then
-find no paper row to rewrite, where the other order would write each new paper three times
-(its full-text vector and GIN entries each time). Foreign keys are checked at commit
-(Django makes them deferrable, initially deferred), when every row is there.
+COPY. The statement triggers that restamp a version's or a listing's paper
+(papers/sql/stamps.sql) then find no paper row to rewrite, where the other order would write
+each new paper three times (its full-text vector and GIN entries each time). Foreign keys are
+checked at commit (Django makes them deferrable, initially deferred), when every row is there.
 """
 
 from __future__ import annotations
