@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F, Q
 
-from .models import Account, Term, Trade
+from .sides import Side
 
 
 def fill_key(order_id: int, number: int) -> str:
@@ -30,11 +30,13 @@ class Order(models.Model):
         EXPIRED = "expired", "Expired"
 
     account = models.ForeignKey(
-        Account, on_delete=models.PROTECT, related_name="orders", db_index=False
+        "market.Account", on_delete=models.PROTECT, related_name="orders", db_index=False
     )
-    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="orders", db_index=False)
+    term = models.ForeignKey(
+        "market.Term", on_delete=models.PROTECT, related_name="orders", db_index=False
+    )
     key = models.CharField(max_length=100, help_text="The client's idempotency key.")
-    side = models.CharField(max_length=4, choices=Trade.Side.choices)
+    side = models.CharField(max_length=4, choices=Side.choices)
     shares = models.BigIntegerField(help_text="The most shares to buy or sell.")
     limit_price = models.BigIntegerField(
         "limit (µ¢ a share)",
@@ -100,7 +102,9 @@ class OrderFill(models.Model):
 
     order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="fill_rows")
     number = models.IntegerField()
-    trade = models.OneToOneField(Trade, on_delete=models.PROTECT, related_name="order_fill")
+    trade = models.OneToOneField(
+        "market.Trade", on_delete=models.PROTECT, related_name="order_fill"
+    )
     triggered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -118,7 +122,7 @@ def describe(order: Order, phrase: str) -> str:
     """``Buy up to 10 shares of “KV cache” at most 1.20 credits a share``."""
     from .units import format_credits, format_shares
 
-    buying = order.side == Trade.Side.BUY
+    buying = order.side == Side.BUY
     return (
         f"{'Buy' if buying else 'Sell'} up to {format_shares(order.shares)} of “{phrase}” at "
         f"{'most' if buying else 'least'} {format_credits(order.limit_price)} a share"
