@@ -33,7 +33,6 @@ TOO_LONG_FOR_NOW = {
     "market.views": "split into view modules by concept on another branch today",
     "papers.models": "split into a models package by concept on another branch today",
     "tests.market.test_views": "split one module per view module, with market/views.py",
-    "scripts.topology_checks": "becomes a package of checks last, after the branch editing it",
 }
 
 # Private names a module may still read from another, each with why.
