@@ -3,7 +3,8 @@
 ``place_order`` leaves an order; one whose limit is already reachable fills at once as far as
 its limit allows, and the rest waits. A waiting order fills when a trade moves the price within
 its reach: the trade function says so (``orders_reachable``, market/sql/place_trade.sql) and
-``market.trading`` calls ``fill_pass`` right after that trade commits, in the same request.
+``market.trading`` calls ``after_trade`` (a ``fill_pass``) right after that trade commits, in
+the same request.
 The worker sweeps every minute for what a request could not finish (``sweep``).
 
 Each fill is an ordinary trade through the one trade function, ``market_place_trade``, made
