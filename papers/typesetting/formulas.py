@@ -102,6 +102,14 @@ def _is_prose(body: str, before: str, after: str) -> bool:
     return (closes or opens) and (word or not any(ch.isalnum() for ch in body))
 
 
+def _closes_a_run(src: str, sign: int, body: str, floor: int) -> bool:
+    """``\\alpha^2$ \\beta^2$``: a sign glued to maths with a space after it closes that maths;
+    it does not open the next formula."""
+    if not body[0].isspace() or sign == 0 or src[sign - 1].isspace() or src[sign - 1] == "$":
+        return False
+    return _island_before(src, sign, floor) is not None
+
+
 def _is_money(body: str, after: str) -> bool:
     if _DIGIT_LED.match(body) is None or _MARKUP.search(body) is not None:
         return False
@@ -280,6 +288,7 @@ def plan(src: str) -> dict[int, Formula]:
                 and _BLANK_LINE.search(body) is None  # a blank line ends a paragraph, maths or not
                 and not _is_prose(body, before, after)
                 and not _is_money(body, after)
+                and not _closes_a_run(src, p, body, floor)
             ):
                 formulas[p] = Formula(p, q + 1, body, False)
                 floor = q + 1
