@@ -28,12 +28,13 @@ plain word, sentence punctuation or other formula) or after it (``$\\alpha_s^2 i
 formula, so it is typeset, or shown once as its source with the one sign the author wrote.
 Otherwise (``at $0.031 each``, ``US$5``) it is a dollar sign and stays as written.
 
-Maths written with no dollars at all is found too, between the formulas above: a LaTeX
-display environment (``\\begin{equation*}…\\end{equation*}``), and a run of maths around a
+Maths written with no dollars at all is found too: a LaTeX display environment
+(``\\begin{equation*}…\\end{equation*}``, found first, with ``\\(…\\)`` and ``\\[…\\]``, so the
+dollars inside it are its own), and, between all the formulas above, a run of maths around a
 sub- or superscript (``x^\\mu``, ``\\la r^2\\ra^\\pi_s=0.75\\pm 0.07 fm^2``), which would
 otherwise show converted symbols among leftover markup.  A run holding a link, an address or a
-text command (``\\texttt{a_1}``) is left to the scanner, and a bare word is not maths
-(``snake_case``).
+text command (``\\texttt{a_1}``) or a word spelt out (``snake_case``, ``phi^4``, ``deg^2``) is
+left to the scanner, as written.
 """
 
 from __future__ import annotations
@@ -64,13 +65,12 @@ _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _LETTER = re.compile(r"[A-Za-z]")
 # Maths without dollars: an environment, or a sub/superscript on a brace, macro, digit or lone
 # letter (not "snake_case").
-_ENVIRONMENT = re.compile(
-    r"\\begin\{(equation|align|gather|multline|eqnarray|displaymath)(\*?)\}.*?\\end\{\1\2\}",
-    re.S,
-)
+_BEGIN = re.compile(r"\\begin\{(equation|align|gather|multline|eqnarray|displaymath)(\*?)\}")
 _SCRIPT = re.compile(r"(?<!\\)[\^_](?:[{\\0-9]|[A-Za-z](?![A-Za-z]))")
 # Chunks that are not maths even with a script in them: links, addresses, code, citations.
 _NOT_MATHS = re.compile(r"://|@|\$|%|\\(?:text|emph|url|href|verb|cite|ref)")
+# A word of three letters or more is the author's prose, spelt out: "phi^4", "deg^2", "Msun".
+_NAME = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 # A stray sign's formula is looked for this far back or ahead, no further: a run of maths with
 # no sign is short, and the bound keeps a text of many stray signs linear.
 _ISLAND_REACH = 160
@@ -179,20 +179,6 @@ def _island_after(src: str, sign: int, ceiling: int) -> int | None:
     return sign + 1 + len(island)
 
 
-def _dollarless(src: str, low: int, high: int, formulas: dict[int, Formula]) -> None:
-    """Add the formulas written without dollars in ``src[low:high]``, a stretch between two
-    formulas (or the text's ends)."""
-    pos = low
-    while True:
-        env = _ENVIRONMENT.search(src, pos, high)
-        stop = env.start() if env is not None else high
-        _scripted(src, pos, stop, formulas)
-        if env is None:
-            return
-        formulas[env.start()] = Formula(env.start(), env.end(), env.group(), True)
-        pos = env.end()
-
-
 def _scripted(src: str, low: int, high: int, formulas: dict[int, Formula]) -> None:
     """Runs of maths around a sub- or superscript in ``src[low:high]``, which has no formula."""
     pos = low
@@ -200,7 +186,7 @@ def _scripted(src: str, low: int, high: int, formulas: dict[int, Formula]) -> No
         chunks = list(_CHUNK.finditer(src, max(low, mark.start() - _ISLAND_REACH), high))
         chunks = [c for c in chunks if c.end() <= mark.start() + _ISLAND_REACH]
         here = next(k for k, c in enumerate(chunks) if c.start() <= mark.start() < c.end())
-        if _NOT_MATHS.search(chunks[here].group()) is not None:
+        if not _joins(chunks[here].group(), before=False):
             pos = chunks[here].end()
             continue
         first = last = here
@@ -221,7 +207,7 @@ def _scripted(src: str, low: int, high: int, formulas: dict[int, Formula]) -> No
 
 def _joins(chunk: str, *, before: bool) -> bool:
     """Whether a chunk next to a run of maths belongs to it."""
-    if _NOT_MATHS.search(chunk) is not None:
+    if _NOT_MATHS.search(chunk) is not None or _NAME.search(chunk) is not None:
         return False
     if before and chunk[-1] in ",.;:":  # the end of a clause is not part of the formula after it
         return False
@@ -229,21 +215,38 @@ def _joins(chunk: str, *, before: bool) -> bool:
 
 
 def _delimited(src: str) -> dict[int, Formula]:
-    """Formulas between ``\\(`` and ``\\)`` or ``\\[`` and ``\\]``, which need no guessing."""
-    formulas: dict[int, Formula] = {}
-    end = 0
+    """Formulas between ``\\(`` and ``\\)``, ``\\[`` and ``\\]``, or in a display environment:
+    they need no guessing, and whatever dollars they hold (``\\tag{$E_p$}``) are theirs."""
+    found: list[Formula] = []
     closed = {"(": True, "[": True}  # once one has no closer, none after it has
     for m in _OPENER.finditer(src):
         start = m.end() - 2
         kind = src[start + 1]
-        if start < end or not closed[kind]:
+        if not closed[kind]:
             continue
         body = (_PAREN_BODY if kind == "(" else _BRACKET_BODY).match(src, start + 2)
         if body is None:
             closed[kind] = False
         elif body.group(1).strip():
-            formulas[start] = Formula(start, body.end(), body.group(1), kind == "[")
-            end = body.end()
+            found.append(Formula(start, body.end(), body.group(1), kind == "["))
+    unclosed: set[str] = set()
+    if "\\begin" in src:
+        for m in _BEGIN.finditer(src):
+            end_tag = "\\end{" + m.group(1) + m.group(2) + "}"
+            if end_tag in unclosed:
+                continue
+            end = src.find(end_tag, m.end())
+            if end < 0:
+                unclosed.add(end_tag)
+                continue
+            end += len(end_tag)
+            found.append(Formula(m.start(), end, src[m.start() : end], True))
+    formulas: dict[int, Formula] = {}
+    reached = 0
+    for formula in sorted(found, key=lambda f: f.start):
+        if formula.start >= reached:  # the outermost of nested ones
+            formulas[formula.start] = formula
+            reached = formula.end
     return formulas
 
 
@@ -307,11 +310,11 @@ def plan(src: str) -> dict[int, Formula]:
                 formulas[p] = Formula(p, end, src[p + 1 : end], False)
                 floor = end
         i += 1
-    if "^" in src or "_" in src or "\\begin" in src:
+    if "^" in src or "_" in src:
         ends = sorted((f.start, f.end) for f in formulas.values())
         low = 0
         for start, end in ends:
-            _dollarless(src, low, start, formulas)
+            _scripted(src, low, start, formulas)
             low = end
-        _dollarless(src, low, len(src), formulas)
+        _scripted(src, low, len(src), formulas)
     return formulas

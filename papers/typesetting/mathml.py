@@ -69,7 +69,9 @@ _MATH_PRE_RE = re.compile(r"\\(" + "|".join(_MATH_PRE) + r")(?![A-Za-z])")
 _LA = re.compile(r"\\la(?![A-Za-z])")
 _RA = re.compile(r"\\ra(?![A-Za-z])")
 # Equation numbering is never shown.
-_LABEL = re.compile(r"\\(?:label\s*\{[^{}]*\}|nonumber(?![A-Za-z])|notag(?![A-Za-z]))")
+_LABEL = re.compile(
+    r"\\(?:label\s*\{[^{}]*\}|tag\*?\s*\{[^{}]*\}|nonumber(?![A-Za-z])|notag(?![A-Za-z]))"
+)
 # A % before a line break is a TeX comment, as in an equation an author wrapped by hand; any
 # other % in a formula is a percent sign.
 _COMMENT = re.compile(r"(?<!\\)%[^\n]*\n")

@@ -75,8 +75,9 @@ _PAREN_BODY = re.compile(r"((?:[^\\]|\\[^)])*)\\\)", re.S)
 _BRACKET_BODY = re.compile(r"((?:[^\\]|\\[^\]])*)\\\]", re.S)
 
 
-def _bears_accent(text: str) -> bool:
-    return len(text) == 1 and text.isalpha()
+def _bears_accent(text: str, combining: str) -> bool:
+    # \not strikes out a relation (\not\mid is ∤); other accents sit on letters.
+    return len(text) == 1 and (text.isalpha() or (combining == "\u0338" and not text.isspace()))
 
 
 def _apply_accent(text: str, combining: str) -> str:
@@ -311,7 +312,7 @@ class _Parser:
         elif c == "\\":
             m = _CONTROL.match(src, self.pos)
             letter = symbols.symbol(m.group(1)) if m is not None and m.group(1) else None
-            if m is not None and letter is not None and _bears_accent(letter.text):
+            if m is not None and letter is not None and _bears_accent(letter.text, combining):
                 # \'\i (í), and maths accents on Greek written without dollars: \bar\theta.
                 self.pos = m.end()
                 if letter.letter:  # TeX's space after \i; after \theta the author's own
