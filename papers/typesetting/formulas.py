@@ -43,9 +43,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
-# An unescaped sign: preceded by an even number of backslashes.
-_SIGN = re.compile(r"(?<!\\)(?:\\\\)*\$")
-_OPENER = re.compile(r"(?<!\\)(?:\\\\)*\\[(\[]")
+_SIGN = re.compile(r"\$")
+_OPENER = re.compile(r"\\[(\[]")
 _PAREN_BODY = re.compile(r"((?:[^\\]|\\[^)])*)\\\)", re.S)
 _BRACKET_BODY = re.compile(r"((?:[^\\]|\\[^\]])*)\\\]", re.S)
 _DISPLAY_BODY = re.compile(r"((?:[^$\\]|\\.|\$(?!\$))*)\$\$", re.S)
@@ -66,7 +65,7 @@ _LETTER = re.compile(r"[A-Za-z]")
 # Maths without dollars: an environment, or a sub/superscript on a brace, macro, digit or lone
 # letter (not "snake_case").
 _BEGIN = re.compile(r"\\begin\{(equation|align|gather|multline|eqnarray|displaymath)(\*?)\}")
-_SCRIPT = re.compile(r"(?<!\\)[\^_](?:[{\\0-9]|[A-Za-z](?![A-Za-z]))")
+_SCRIPT = re.compile(r"[\^_](?<!\\[\^_])(?:[{\\0-9]|[A-Za-z](?![A-Za-z]))")
 # Chunks that are not maths even with a script in them: links, addresses, code, citations.
 _NOT_MATHS = re.compile(r"://|@|\$|%|\\(?:text|emph|url|href|verb|cite|ref)")
 # A word of three letters or more is the author's prose, spelt out: "phi^4", "deg^2", "Msun".
@@ -183,8 +182,8 @@ def _scripted(src: str, low: int, high: int, formulas: dict[int, Formula]) -> No
     """Runs of maths around a sub- or superscript in ``src[low:high]``, which has no formula."""
     pos = low
     while (mark := _SCRIPT.search(src, pos, high)) is not None:
-        chunks = list(_CHUNK.finditer(src, max(low, mark.start() - _ISLAND_REACH), high))
-        chunks = [c for c in chunks if c.end() <= mark.start() + _ISLAND_REACH]
+        reach = (max(low, mark.start() - _ISLAND_REACH), min(high, mark.end() + _ISLAND_REACH))
+        chunks = list(_CHUNK.finditer(src, *reach))
         here = next(k for k, c in enumerate(chunks) if c.start() <= mark.start() < c.end())
         if not _joins(chunks[here].group(), before=False):
             pos = chunks[here].end()
@@ -220,9 +219,9 @@ def _delimited(src: str) -> dict[int, Formula]:
     found: list[Formula] = []
     closed = {"(": True, "[": True}  # once one has no closer, none after it has
     for m in _OPENER.finditer(src):
-        start = m.end() - 2
+        start = m.start()
         kind = src[start + 1]
-        if not closed[kind]:
+        if not closed[kind] or _escaped(src, start):
             continue
         body = (_PAREN_BODY if kind == "(" else _BRACKET_BODY).match(src, start + 2)
         if body is None:
@@ -250,6 +249,15 @@ def _delimited(src: str) -> dict[int, Formula]:
     return formulas
 
 
+def _escaped(src: str, pos: int) -> bool:
+    """Whether the character at ``pos`` follows an odd number of backslashes (``\\$``, not
+    ``\\\\$``, which is a line break and then a sign)."""
+    k = pos
+    while k > 0 and src[k - 1] == "\\":
+        k -= 1
+    return (pos - k) % 2 == 1
+
+
 def _inside(spans: list[tuple[int, int]], starts: list[int], pos: int) -> bool:
     k = bisect.bisect_right(starts, pos) - 1
     return k >= 0 and pos < spans[k][1]
@@ -261,7 +269,7 @@ def plan(src: str) -> dict[int, Formula]:
     formulas = _delimited(src)
     # Signs inside \(…\) or \[…\] are that formula's business.
     spans = sorted((f.start, f.end) for f in formulas.values())
-    signs = [m.end() - 1 for m in _SIGN.finditer(src)]
+    signs = [m.start() for m in _SIGN.finditer(src) if not _escaped(src, m.start())]
     if spans:
         starts = [start for start, _end in spans]
         signs = [p for p in signs if not _inside(spans, starts, p)]
