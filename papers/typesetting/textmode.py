@@ -71,8 +71,6 @@ _SPECIAL_TEXT |= {"`": "‘", "'": "’"}
 # Bare URLs; trailing sentence punctuation is not part of the URL.
 _URL = re.compile(r"https?://[^\s<>\"{}\\$^`|]*[^\s<>\"{}\\$^`|.,;:!?)\]'’”]")
 _URL_ESCAPES = re.compile(r"\\([_%#&~$])")
-_PAREN_BODY = re.compile(r"((?:[^\\]|\\[^)])*)\\\)", re.S)
-_BRACKET_BODY = re.compile(r"((?:[^\\]|\\[^\]])*)\\\]", re.S)
 
 
 def _bears_accent(text: str, combining: str) -> bool:
@@ -240,10 +238,10 @@ class _Parser:
         self.pos = m.end()
         name, sym = m.group(1), m.group(2)
         if sym is not None:
-            if sym == "(":
-                self._delimited_math(out, _PAREN_BODY, display=False, opener="\\(")
-            elif sym == "[":
-                self._delimited_math(out, _BRACKET_BODY, display=True, opener="\\[")
+            if sym in "([":
+                # Its formula, if it has one, was emitted where it starts (see .formulas); this
+                # opener has no closer.
+                out.append(Text("\\" + sym))
             elif (combining := symbols.accent(sym)) is not None:
                 self._accent(out, sym, combining)
             elif (found := symbols.symbol(sym)) is not None:
@@ -352,17 +350,6 @@ class _Parser:
         self.pos = formula.end
         while self.next_glued < self.pos:
             self.next_glued = self.glued.pop()
-
-    def _delimited_math(
-        self, out: list[Node], body_re: re.Pattern[str], display: bool, opener: str
-    ) -> None:
-        start = self.pos - 2
-        m = body_re.match(self.src, self.pos)
-        if m is None or not m.group(1).strip():
-            out.append(Text(opener))
-            return
-        out.append(Math(m.group(1), display, self.src[start : m.end()]))
-        self.pos = m.end()
 
 
 def parse(source: str, paragraphs: bool) -> list[Node]:
