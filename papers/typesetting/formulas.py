@@ -73,6 +73,8 @@ _NAME = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 # A stray sign's formula is looked for this far back or ahead, no further: a run of maths with
 # no sign is short, and the bound keeps a text of many stray signs linear.
 _ISLAND_REACH = 160
+# Maths with no sign at all is shorter still ("\\la r^2\\ra^\\pi_s=0.75\\pm 0.07 fm^2").
+_SCRIPT_REACH = 80
 
 
 @dataclass(slots=True, frozen=True)
@@ -182,26 +184,43 @@ def _scripted(src: str, low: int, high: int, formulas: dict[int, Formula]) -> No
     """Runs of maths around a sub- or superscript in ``src[low:high]``, which has no formula."""
     pos = low
     while (mark := _SCRIPT.search(src, pos, high)) is not None:
-        reach = (max(low, mark.start() - _ISLAND_REACH), min(high, mark.end() + _ISLAND_REACH))
-        chunks = list(_CHUNK.finditer(src, *reach))
-        here = next(k for k, c in enumerate(chunks) if c.start() <= mark.start() < c.end())
-        if not _joins(chunks[here].group(), before=False):
-            pos = chunks[here].end()
+        lo, hi = max(low, mark.start() - _SCRIPT_REACH), min(high, mark.end() + _SCRIPT_REACH)
+        start = _chunk_start(src, mark.start(), lo)
+        chunk = _CHUNK.match(src, mark.start(), hi)
+        assert chunk is not None  # the mark itself is no space
+        end = chunk.end()
+        if not _joins(src[start:end], before=False):
+            pos = end
             continue
-        first = last = here
-        while first > 0 and _joins(chunks[first - 1].group(), before=True):
-            first -= 1
-        while (
-            last + 1 < len(chunks)
-            and chunks[last].group()[-1] not in ",.;:"
-            and _joins(chunks[last + 1].group(), before=False)
+        while (previous := _chunk_before(src, start, lo)) is not None and _joins(
+            src[previous:start].rstrip(), before=True
         ):
-            last += 1
-        start = chunks[first].start()
-        end = start + len(src[start : chunks[last].end()].rstrip(",.;:"))
+            start = previous
+        while src[end - 1] not in ",.;:" and (following := _CHUNK.search(src, end, hi)):
+            if not _joins(following.group(), before=False):
+                break
+            end = following.end()
+        end = start + len(src[start:end].rstrip(",.;:"))
         if _balanced(src[start:end]) and end > mark.start():
             formulas[start] = Formula(start, end, src[start:end], False)
         pos = max(end, mark.end())
+
+
+def _chunk_start(src: str, pos: int, low: int) -> int:
+    """Where the run of non-space characters holding ``pos`` starts (not before ``low``)."""
+    while pos > low and not src[pos - 1].isspace():
+        pos -= 1
+    return pos
+
+
+def _chunk_before(src: str, start: int, low: int) -> int | None:
+    """Where the chunk before the one starting at ``start`` starts, if it is within reach."""
+    end = start
+    while end > low and src[end - 1].isspace():
+        end -= 1
+    if end in (start, low):  # no space before (the stretch's edge), or out of reach
+        return None
+    return _chunk_start(src, end, low)
 
 
 def _joins(chunk: str, *, before: bool) -> bool:
