@@ -182,9 +182,9 @@ def _island_after(src: str, sign: int, ceiling: int) -> int | None:
 
 def _scripted(src: str, low: int, high: int, formulas: dict[int, Formula]) -> None:
     """Runs of maths around a sub- or superscript in ``src[low:high]``, which has no formula."""
-    pos = low
+    pos = floor = low  # floor: the end of the last run found, which the next cannot reach into
     while (mark := _SCRIPT.search(src, pos, high)) is not None:
-        lo, hi = max(low, mark.start() - _SCRIPT_REACH), min(high, mark.end() + _SCRIPT_REACH)
+        lo, hi = max(floor, mark.start() - _SCRIPT_REACH), min(high, mark.end() + _SCRIPT_REACH)
         start = _chunk_start(src, mark.start(), lo)
         chunk = _CHUNK.match(src, mark.start(), hi)
         assert chunk is not None  # the mark itself is no space
@@ -203,6 +203,7 @@ def _scripted(src: str, low: int, high: int, formulas: dict[int, Formula]) -> No
         end = start + len(src[start:end].rstrip(",.;:"))
         if _balanced(src[start:end]) and end > mark.start():
             formulas[start] = Formula(start, end, src[start:end], False)
+            floor = end
         pos = max(end, mark.end())
 
 
