@@ -68,6 +68,9 @@ _MATH_PRE_RE = re.compile(r"\\(" + "|".join(_MATH_PRE) + r")(?![A-Za-z])")
 # lone \la is "less than about", which is left alone).
 _LA = re.compile(r"\\la(?![A-Za-z])")
 _RA = re.compile(r"\\ra(?![A-Za-z])")
+# "\cal{O}(\alpha_s)": an old font switch written like a command; latex2mathml applies the
+# switch to the rest of the formula (a script "s"), the author meant it for the braces only.
+_OLD_FONT_CALL = re.compile(r"\\(cal|bf|rm|it|sf|tt)\s*\{")
 # Equation numbering is never shown.
 _LABEL = re.compile(
     r"\\(?:label\s*\{[^{}]*\}|tag\*?\s*\{[^{}]*\}|nonumber(?![A-Za-z])|notag(?![A-Za-z]))"
@@ -338,6 +341,7 @@ def convert_math(tex: str, display: bool) -> str | None:
         if _LA.search(prepared) and _RA.search(prepared):
             prepared = _RA.sub(r"\\rangle", _LA.sub(r"\\langle", prepared))
         prepared = _LABEL.sub("", prepared)
+        prepared = _OLD_FONT_CALL.sub(r"\\math\1{", prepared)
         prepared = _MATH_TEXTSC.sub(lambda m: "\\text{" + m.group(1).upper() + "}", prepared)
     try:
         root = convert_to_element(prepared, display="block" if display else "inline")
