@@ -64,10 +64,6 @@ _MATH_PRE |= {name: _as_text(name) for name in ("AA", "arcsec", "arcmin", "farcs
 _MATH_PRE_RE = re.compile(r"\\(" + "|".join(_MATH_PRE) + r")(?![A-Za-z])")
 # \textsc in maths ("\mathrm{H\,\textsc{i}}" for neutral hydrogen): capitals are the closest
 # plain-text rendering of small capitals.
-# \la and \ra together are angle brackets, <r^2>, an abbreviation common in hep papers (AASTeX's
-# lone \la is "less than about", which is left alone).
-_LA = re.compile(r"\\la(?![A-Za-z])")
-_RA = re.compile(r"\\ra(?![A-Za-z])")
 # "\cal{O}(\alpha_s)": an old font switch written like a command; latex2mathml applies the
 # switch to the rest of the formula (a script "s"), the author meant it for the braces only.
 _OLD_FONT_CALL = re.compile(r"\\(cal|bf|rm|it|sf|tt)\s*\{")
@@ -338,8 +334,7 @@ def convert_math(tex: str, display: bool) -> str | None:
     prepared = tex
     if "\\" in prepared:
         prepared = _MATH_PRE_RE.sub(lambda m: _MATH_PRE[m.group(1)], prepared)
-        if _LA.search(prepared) and _RA.search(prepared):
-            prepared = _RA.sub(r"\\rangle", _LA.sub(r"\\langle", prepared))
+        prepared = symbols.angle_brackets(prepared)
         prepared = _LABEL.sub("", prepared)
         prepared = _OLD_FONT_CALL.sub(r"\\math\1{", prepared)
         prepared = _MATH_TEXTSC.sub(lambda m: "\\text{" + m.group(1).upper() + "}", prepared)

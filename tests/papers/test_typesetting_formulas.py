@@ -120,3 +120,4 @@ def test_formulas_across_lines_in_plain_text() -> None:
     assert tex_to_text("the $\\hat\n      k$ rate") == "the \\hat k rate"
     assert tex_to_text(r"(P$2_{1}/c$) phase") == "(P2₁/c) phase"
     assert tex_to_text(r"scores of $0.91 \pm $0.03 here") == "scores of 0.91 ±0.03 here"
+    assert tex_to_text(r"the radius \la x^2\ra_s=0.41 fm^2 is") == "the radius ⟨x²⟩_s=0.41 fm² is"
