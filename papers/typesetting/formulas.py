@@ -13,14 +13,16 @@ The rules, for two consecutive unescaped signs ``$…$`` (``$$…$$`` is display
 2. it is not **prose**: two plain words in a row outside braces (``in deeply inelastic``), or
    the shape of the text *between* two formulas, ``x$ and $y``: a space after a sign that
    follows a non-space and before a sign a non-space follows, or one of the two with a plain
-   word or nothing but punctuation in between (``x$ and $ y``, ``x$, $ y``);
+   word or nothing but punctuation in between (``x$ and $ y``, ``x$, $ y``); a sign glued to
+   maths with a space after it closes that maths (``\\alpha^2$ \\beta^2$``);
 3. it is not **money**: when it starts with a digit and holds no maths markup (``^``, ``_``, a
    maths macro), a closing sign followed by a digit (``$5 and $10``), a body ending in a space
    (``$5 or $x$``), a sentence end or two words mean dollars, not maths.  With markup it is
    a formula, as in ``$0.84 \\pm $0.04`` and ``P$2_{1}/m$``.
 
 A line break, with or without indentation, does not end a formula: whitespace inside maths is
-insignificant, so ``$\\hat`` and ``q$`` on two lines are one formula.
+insignificant, so ``$\\hat`` and ``q$`` on two lines are one formula.  A blank line ends any
+paragraph, maths or not.
 
 A sign that pairs with neither neighbour is a stray.  If it is glued to maths the author forgot
 the other sign: the run of maths before it (``\\cal{O}(\\alpha_{s}^2)$``, back to the first

@@ -101,8 +101,8 @@ class _Parser:
         self.n = len(src)
         self.paragraphs = paragraphs
         self.formulas = plan(src)
-        # Formulas that start with no sign of their own (the author left only the closing
-        # one): the scanner must stop there even in the middle of a run of plain text.
+        # Formulas that do not start at a "$" (\(, an environment, maths missing its opening
+        # sign or written with none): the scanner must stop there even inside a run of text.
         self.glued = sorted(start for start in self.formulas if src[start] != "$")
         self.glued.append(self.n)
         self.glued.reverse()  # popped from the end, nearest first
