@@ -622,7 +622,7 @@ def tickers_json(request: HttpRequest) -> JsonResponse:
             "phrase": ticker.phrase,
             "price": format_credits(ticker.price),
             "change": f"{ticker.change_text.replace('-', MINUS)} today",
-            "trend": trend(ticker.change_bp),
+            "trend": trend(ticker.change_bp, "bp"),
             "url": reverse("market:term", args=[ticker.slug]),
         }
         for ticker in current_tickers(request).values()
@@ -745,7 +745,7 @@ def offer_json(request: HttpRequest, slug: str) -> JsonResponse:
         "url": term.get_absolute_url(),
         "price": format_credits(term.price),
         "change": f"{ticker.change_text.replace('-', MINUS)} today" if ticker else "",
-        "trend": trend(ticker.change_bp) if ticker else "flat",
+        "trend": trend(ticker.change_bp, "bp") if ticker else "flat",
         "tradable": term.is_tradable,
         "signed_in": request.user.is_authenticated,
     }

@@ -316,7 +316,6 @@
     if (flipped) {
       top = Math.max(GAP, rect.top - GAP - height);
     }
-    pop.classList.toggle("term-pop--above", flipped);
     pop.style.left = left + window.scrollX + "px";
     pop.style.top = top + window.scrollY + "px";
   }
