@@ -425,6 +425,8 @@ def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
         "term": term,
         "trend_weeks": weeks,
         "trend_listed_week": listed_week,
+        # The legend speaks of pale bars only when some are drawn (mentions before listing).
+        "trend_before_listing": any(w.papers for w in weeks if w.week < listed_week),
         "trend_chart": trend_charts.mention_trend_chart(
             weeks,
             label=f"Papers mentioning “{term.phrase}” each week",
