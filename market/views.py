@@ -597,8 +597,13 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
         return _render_quote(request, term, form=form)
     if not form.is_valid():
         return _render_quote(request, term, form=form, status=400)
+    order = form.order()
+    if order["preset"]:
+        # The button chose the side (the portfolio's Buy max sends none, the term page's may
+        # send the other): the form shown under the quote says which.
+        form = QuoteForm(initial={"side": order["side"]})
     try:
-        priced = price_request(term=term, user=request.user, **form.order())
+        priced = price_request(term=term, user=request.user, **order)
     except trading.TradeError as exc:
         return _render_quote(request, term, form=form, error=str(exc), status=409)
     return _render_quote(request, term, form=form, priced=priced)
