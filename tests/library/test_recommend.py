@@ -271,7 +271,7 @@ def test_recommended_reads_a_kept_piece_per_reader(
     papers = corpus(cs_dc)
     client.force_login(reader)
     for paper in papers["serving"][:3]:
-        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "serving"})
+        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "serving"}, follow=True)
     for paper in papers["storage"][:3]:
         shelf.save(user=rival, paper=paper)
     text.fit()
