@@ -191,6 +191,11 @@ def test_hot_counts_saves_over_the_period(client, cs_dc, reader, rival):
     assert week == [papers["serving"][0].pk, papers["storage"][1].pk]
     page = client.get("/hot/?period=day").content.decode()
     assert "2 saves" in page and papers["serving"][0].title in page
+    # The counts follow the paper they are about, as a recommendation's "Why" does.
+    items = Page.parse(client.get("/hot/?period=week").content.decode()).one("ol", cls="papers")
+    entries = [li for li in items.children if getattr(li, "tag", None) == "li"]
+    assert [li.classes[0] for li in entries] == ["paper", "hot-counts", "paper", "hot-counts"]
+    assert entries[0].id == papers["serving"][0].arxiv_id and entries[1].text.startswith("2 saves")
 
 
 @pytest.mark.django_db(transaction=True)
