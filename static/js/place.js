@@ -9,6 +9,10 @@
 // without scrolling (the fragment has placed the page already), and only nudges the page when
 // the control would otherwise be out of sight.
 //
+// What the page says about the act ("Bought 1 share…", "Tags saved: …") is at the top of the
+// page, out of sight of a reader brought back deep in it: it moves to the end of the place,
+// next to the control that has the focus.
+//
 // A form may name what to focus instead of itself: ``data-return-selector`` (a CSS selector,
 // looked up inside the fragment's element) and ``data-return-index`` (which match). The
 // popover's forms do (static/js/terms.js): they leave with the popover, the word stays.
@@ -103,6 +107,19 @@
     return box.top >= 0 && box.bottom <= window.innerHeight;
   }
 
+  // The page's messages, out of sight at its top, brought to the end of ``place``.
+  function bringMessages(place) {
+    var list = document.querySelector("main > .messages");
+    if (!list || place === document.body || inView(list)) {
+      return;
+    }
+    list.classList.add("messages--here");
+    place.appendChild(list);
+    if (!inView(list)) {
+      list.scrollIntoView({ block: "nearest" });
+    }
+  }
+
   function restore() {
     var store = storage();
     var raw = store && store.getItem(KEY);
@@ -155,6 +172,7 @@
     if (!inView(target)) {
       target.scrollIntoView({ block: "nearest" });
     }
+    bringMessages(place);
   }
 
   document.addEventListener("submit", remember);

@@ -146,6 +146,12 @@ def test_a_popover_buy_deep_in_the_list_comes_back_to_the_word(
         assert paper_in_view(page, TENTH)
         # Coming back from the trade is not pointing at the word: no popover over the page.
         assert page.locator(".term-pop:visible").count() == 0
+        # What happened is said under the paper, in sight, not at the top of the page.
+        said = page.locator(f"[id='{TENTH}'] .messages")
+        assert said.inner_text().startswith("Bought 1 share of KV cache for ")
+        assert page.evaluate(
+            "(el) => el.getBoundingClientRect().bottom <= innerHeight", said.element_handle()
+        )
         assert trading.holding(user, term) == 1
     finally:
         context.close()
@@ -169,7 +175,8 @@ def test_a_tag_change_deep_in_the_library_comes_back_to_the_paper(browser, live_
         now = focused(page)
         assert now["place"] == TENTH and now["name"] == "tags" and now["visible"], now
         assert paper_in_view(page, TENTH)
-        assert entry.get_by_label("Tags").input_value() in ("paging, to read", "to read, paging")
+        assert entry.get_by_label("Tags").input_value() == "paging, to read"
+        assert entry.locator(".messages").inner_text() == "Tags saved: paging, to read."
     finally:
         context.close()
 
