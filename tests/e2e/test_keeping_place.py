@@ -126,12 +126,13 @@ def test_without_javascript_a_save_still_comes_back_to_the_paper(browser, live_s
         context.close()
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
 def test_a_popover_buy_deep_in_the_list_comes_back_to_the_word(
-    browser, live_server, long_day, viewport
+    browser, live_server, long_day, viewport, scheme
 ):
     term, user = long_day
-    context, page = signed_in(browser, live_server, viewport)
+    context, page = signed_in(browser, live_server, viewport, color_scheme=scheme)
     try:
         page.goto(LISTING)
         word = page.locator(f"[id='{TENTH}'] a.term")
@@ -152,6 +153,7 @@ def test_a_popover_buy_deep_in_the_list_comes_back_to_the_word(
         assert page.evaluate(
             "(el) => el.getBoundingClientRect().bottom <= innerHeight", said.element_handle()
         )
+        page.screenshot(path=_shot(f"place-after-popover-buy-{viewport['width']}-{scheme}"))
         assert trading.holding(user, term) == 1
     finally:
         context.close()
@@ -324,3 +326,10 @@ def test_star_and_order_by_keyboard_keep_the_focus(browser, live_server, long_da
         assert order.state == Order.State.CANCELLED
     finally:
         context.close()
+
+
+def _shot(name: str) -> str:
+    from tests.e2e.conftest import SCREENSHOTS
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return str(SCREENSHOTS / f"{name}.png")
