@@ -16,7 +16,7 @@ from library import hot, shelf
 from library.models import HotPaper, Recommendation, SavedPaper
 from library.recommend import readers, similar, text
 from tests.factories import TOPICS, make_paper, make_topical_papers
-from tests.html import Page
+from tests.html import Element, Page
 
 
 def corpus(category, *, per_topic: int = 12, days: int = 3) -> dict[str, list]:
@@ -193,7 +193,7 @@ def test_hot_counts_saves_over_the_period(client, cs_dc, reader, rival):
     assert "2 saves" in page and papers["serving"][0].title in page
     # The counts follow the paper they are about, as a recommendation's "Why" does.
     items = Page.parse(client.get("/hot/?period=week").content.decode()).one("ol", cls="papers")
-    entries = [li for li in items.children if getattr(li, "tag", None) == "li"]
+    entries = [li for li in items.children if isinstance(li, Element) and li.tag == "li"]
     assert [li.classes[0] for li in entries] == ["paper", "hot-counts", "paper", "hot-counts"]
     assert entries[0].id == papers["serving"][0].arxiv_id and entries[1].text.startswith("2 saves")
 
