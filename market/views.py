@@ -433,6 +433,8 @@ def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
         "term": term,
         "trend_weeks": weeks,
         "trend_listed_week": listed_week,
+        # The legend speaks of pale bars only when some are drawn (mentions before listing).
+        "trend_before_listing": any(w.papers for w in weeks if w.week < listed_week),
         "trend_chart": trend_charts.mention_trend_chart(
             weeks,
             label=f"Papers mentioning “{term.phrase}” each week",
@@ -603,8 +605,13 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
         return _render_quote(request, term, form=form)
     if not form.is_valid():
         return _render_quote(request, term, form=form, status=400)
+    order = form.order()
+    if order["preset"]:
+        # The button chose the side (the portfolio's Buy max sends none, the term page's may
+        # send the other): the form shown under the quote says which.
+        form = QuoteForm(initial={"side": order["side"]})
     try:
-        priced = price_request(term=term, user=request.user, **form.order())
+        priced = price_request(term=term, user=request.user, **order)
     except trading.TradeError as exc:
         return _render_quote(request, term, form=form, error=str(exc), status=409)
     return _render_quote(request, term, form=form, priced=priced)
@@ -630,7 +637,7 @@ def tickers_json(request: HttpRequest) -> JsonResponse:
             "phrase": ticker.phrase,
             "price": format_credits(ticker.price),
             "change": f"{ticker.change_text.replace('-', MINUS)} today",
-            "trend": trend(ticker.change_bp),
+            "trend": trend(ticker.change_bp, "bp"),
             "url": reverse("market:term", args=[ticker.slug]),
         }
         for ticker in current_tickers(request).values()
@@ -753,7 +760,7 @@ def offer_json(request: HttpRequest, slug: str) -> JsonResponse:
         "url": term.get_absolute_url(),
         "price": format_credits(term.price),
         "change": f"{ticker.change_text.replace('-', MINUS)} today" if ticker else "",
-        "trend": trend(ticker.change_bp) if ticker else "flat",
+        "trend": trend(ticker.change_bp, "bp") if ticker else "flat",
         "tradable": term.is_tradable,
         "signed_in": request.user.is_authenticated,
     }
