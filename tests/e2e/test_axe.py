@@ -38,6 +38,11 @@ SIGNED_IN_ONLY = {
     "portfolio": "/portfolio/",
     "library": "/library/",
     "recommended": "/recommended/",
+    # Beyond issue 38's list: the reader's other own pages and a trader's public one.
+    "front": "/",
+    "trader": "/traders/rhea_with_a_rather_long_name/",
+    "saved searches": "/searches/",
+    "settings": "/accounts/settings/",
 }
 SIGNED_OUT_ONLY = {
     "signup": "/accounts/signup/",
