@@ -731,11 +731,11 @@ def _offer(term: Term, *, side: str, shares: int, user) -> dict | None:
         "problem": q.problem,
         "text": {
             "button": f"{verb} {shares}",
-            # The button's figure; its accessible name says "credits".
+            # The button's figure; the words between (``between``, then " credits") are there
+            # for screen readers only: its name is its visible text with them, "Buy 3 shares
+            # for 9.85 credits", and no aria-label hides what a sighted reader sees.
             "total": format_credits(q.total).removesuffix(" credits"),
-            "label": f"{verb} {shares} {unit} for {format_credits(q.total)}"
-            if buying
-            else f"{verb} {shares} {unit}, receive {format_credits(q.total)}",
+            "between": f" {unit} for " if buying else f" {unit}, receive ",
             "detail": f"{shares} {unit} at {format_credits(q.average_price, places=4)} on "
             f"average, fee {fee}: {'you pay' if buying else 'you receive'} "
             f"{format_credits(q.total)}",

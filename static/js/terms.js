@@ -130,9 +130,13 @@
     }
     var button = element("button", "term-pop__button term-pop__button--" + offer.side);
     button.type = "submit";
+    // The name is the visible text with the words a glance does without ("shares for",
+    // "credits") read out too: an aria-label would hide what is shown (and voice control
+    // users say what they see).
     button.appendChild(element("span", "term-pop__verb", offer.text.button));
+    button.appendChild(element("span", "visually-hidden", offer.text.between));
     button.appendChild(element("span", "term-pop__total", offer.text.total));
-    button.setAttribute("aria-label", offer.text.label);
+    button.appendChild(element("span", "visually-hidden", " credits"));
     button.setAttribute("data-detail", offer.problem || offer.text.detail);
     if (offer.problem) {
       button.disabled = true;

@@ -84,7 +84,7 @@ def test_place_see_fill_and_cancel_orders_and_follow_a_term(
         screenshot(f"orders-2-filled-{name}")
 
         lower = page.locator(".order", has_text="at most 0.90 credits a share")
-        lower.get_by_role("button", name="Cancel: Buy up to 3 shares").click()
+        lower.get_by_role("button", name="Cancel order: Buy up to 3 shares").click()
         page.wait_for_url(re.compile(r".*/portfolio/#order-\d+$"))  # back at the order's row
         assert "Cancelled: Buy up to 3 shares" in page.locator(".messages").inner_text()
         assert "You cancelled it." in page.locator(".order", has_text="0.90 credits").inner_text()
