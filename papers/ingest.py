@@ -461,6 +461,7 @@ def ingest_feed(
     parsed: ParsedFeed,
     source: str,
     run: IngestRun | None = None,
+    once_per_day: bool = False,
 ) -> IngestRun:
     """Store one parsed feed: papers, versions, listings, in ONE transaction.
 
@@ -468,6 +469,10 @@ def ingest_feed(
     (created before the transaction, so it survives the rollback) is marked failed with the
     reason, and `IngestError` is raised. Re-running the same feed creates and changes nothing.
     After the commit, `listings_announced` is sent once per listing date of the feed.
+
+    ``once_per_day`` (the daily pipeline's ingests): if a run from the same ``source`` already
+    stored the feed's day, nothing is written, this run is deleted and that one returned, so a
+    day has exactly one run however many ingests of it were sent (``ingested_day``).
     """
     if run is None:
         run = IngestRun.objects.create(category=category, source=source[:500], date=parsed.date)
@@ -475,6 +480,19 @@ def ingest_feed(
         if parsed.category and parsed.category != category.code:
             raise IngestError(f"The feed is for {parsed.category}, not {category.code}.")
         with transaction.atomic():
+            if once_per_day and parsed.date is not None:
+                earlier = IngestRun.objects.ingested_day(
+                    category=category, date=parsed.date, source=source
+                )
+                if earlier is not None:
+                    run.delete()
+                    logger.info(
+                        "Not storing %s %s again: run %d did",
+                        category.code,
+                        parsed.date,
+                        earlier.pk,
+                    )
+                    return earlier
             counts, dates = _write(category=category, parsed=parsed)
             run.date = parsed.date or (min(dates) if len(dates) == 1 else run.date)
             run.items = len(parsed.entries)
@@ -526,8 +544,11 @@ def ingest_category(
     date: dt.date | None = None,
     enrich: bool | None = None,
     enrich_file: str | Path | None = None,
+    once_per_day: bool = False,
 ) -> IngestRun:
-    """Fetch (or read `file`), parse, enrich and store a category's feed; returns the run.
+    """Fetch (or read `file`), parse, enrich and store a category's feed; returns the run
+    (with `once_per_day`, the day's earlier run from the same source if there is one:
+    `ingest_feed`).
 
     `enrich`: None (the default) completes a fetched feed from the arXiv API when it can (a
     nicety: if the API fails, the feed is stored as it is) unless ARXIV_ENRICH is off, and
@@ -555,7 +576,9 @@ def ingest_category(
         raise
     if enrich is None and file is None and settings.ARXIV_ENRICH:
         enrich_quietly(parsed)
-    return ingest_feed(category=category, parsed=parsed, source=source, run=run)
+    return ingest_feed(
+        category=category, parsed=parsed, source=source, run=run, once_per_day=once_per_day
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -685,6 +685,30 @@ class IngestRunQuerySet(models.QuerySet):
             .first()
         )
 
+    def ingested_day(self, *, category: Category, date: dt.date, source: str) -> IngestRun | None:
+        """Inside the transaction that would store a feed of ``date`` from ``source``: the run
+        that already stored it, if any; else None, and no other ingest of the category gets
+        past this call until this transaction ends.
+
+        The category's row is locked first (``FOR NO KEY UPDATE``: rows that merely refer to
+        the category, listings and runs, are not held up). The lease alone cannot promise one
+        run a day: a holder that stalls past its expiry loses the lease while it still writes,
+        and a run queued after another started ingests again by design. Two ingests of the
+        same feed meet here whatever led them here, and under READ COMMITTED the query after
+        the lock wait sees what the one before committed, on any pooled server connection
+        (the transaction keeps its own)."""
+        Category.objects.select_for_update(no_key=True).filter(pk=category.pk).values("pk").first()
+        return (
+            self.filter(
+                category=category,
+                date=date,
+                source=source[:500],
+                status=IngestRun.Status.SUCCEEDED,
+            )
+            .order_by("started_at")
+            .first()
+        )
+
     def mark_interrupted(self, *, category: Category) -> int:
         """Close the runs a dead worker left "running"; call only while holding the ingest lock,
         when no live run of the category can exist."""
