@@ -48,6 +48,8 @@ class _ErrorWrapper(DatabaseErrorWrapper):
     """Django's wrapping of driver errors, telling ``peerrevenue.availability`` of the ones
     an unreachable database raises."""
 
+    wrapper: DatabaseWrapper  # set by DatabaseErrorWrapper.__init__, which has no annotations
+
     def __exit__(self, exc_type, exc_value, traceback):
         if exc_type is not None and issubclass(exc_type, DRIVER_UNAVAILABLE):
             wrapper = self.wrapper
