@@ -15,6 +15,7 @@ import uuid
 
 import psycopg
 import pytest
+import redis
 
 from tests.conftest import PASSWORD
 from tests.processes import (
@@ -365,9 +366,12 @@ def test_behind_a_pooler_readers_get_the_replica_from_the_first_request_the_prim
     reader.log_in("rosalind", PASSWORD)
     readers = [(HttpsClient(base), "anonymous") for _ in range(3)] + [(reader, "signed-in")]
     # Every worker has its connections (to the pooler, and through it to the primary) open.
+    # The term page is left for the outage: rendered for the first time then, every read of
+    # it (its research too) must come from the replica.
     for client, _ in readers:
         for path in READER_PAGES:
-            assert client.get(path).status_code == 200
+            if path != "/market/quorum/":
+                assert client.get(path).status_code == 200
     time.sleep(1.5)  # the sign-in replayed
     rows: list[tuple[int, str, str, int, bool]] = []  # (outage, who, path, status, notice)
     lock = threading.Lock()
@@ -382,6 +386,7 @@ def test_behind_a_pooler_readers_get_the_replica_from_the_first_request_the_prim
                 rows.append((outage, who, path, response.status_code, PAUSED in response.text))
 
     for outage in range(3):
+        redis.Redis.from_url(topology["redis"]).flushdb()  # nothing kept by the other instances
         topology["primary"].stop()
         # From the very first request after the stop: no worker has learned it yet.
         until = time.monotonic() + 4
