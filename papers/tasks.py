@@ -56,8 +56,9 @@ def ingest_category(self, category_id: int, queued_at: str | None = None) -> int
             logger.info("Not ingesting %s again: run %d did since %s", category.code, done, queued)
             return done
         IngestRun.objects.mark_interrupted(category=category)
-        # Once per day at the database too: the lease can be lost by a holder that stalls,
-        # and a run queued after this one's check may still find the day unstored.
+        # One run a day, kept by the database: the check above misses a run that started
+        # before this task arrived (its queue time is its arrival when no one set it), and a
+        # holder that stalled past its lease's expiry may still be writing the same day.
         run = ingest.ingest_category(category=category, once_per_day=True)
     return run.pk
 
