@@ -455,6 +455,14 @@ def _record_failure(run: IngestRun, exc: BaseException) -> None:
     run.save()
 
 
+class _AlreadyStored(Exception):
+    """The feed's day was stored by ``run`` meanwhile: this transaction is rolled back."""
+
+    def __init__(self, run: IngestRun) -> None:
+        super().__init__(run.pk)
+        self.run = run
+
+
 def ingest_feed(
     *,
     category: Category,
@@ -470,9 +478,10 @@ def ingest_feed(
     reason, and `IngestError` is raised. Re-running the same feed creates and changes nothing.
     After the commit, `listings_announced` is sent once per listing date of the feed.
 
-    ``once_per_day`` (the daily pipeline's ingests): if a run from the same ``source`` already
-    stored the feed's day, nothing is written, this run is deleted and that one returned, so a
-    day has exactly one run however many ingests of it were sent (``ingested_day``).
+    ``once_per_day`` (the daily pipeline's ingests): if a run from the same ``source`` has
+    stored the feed's day by the time this one would commit, this one's writes are rolled back,
+    its run is deleted and that one returned, so a day has exactly one run however many
+    ingests of it were sent (``ingested_day``).
     """
     if run is None:
         run = IngestRun.objects.create(category=category, source=source[:500], date=parsed.date)
@@ -480,20 +489,16 @@ def ingest_feed(
         if parsed.category and parsed.category != category.code:
             raise IngestError(f"The feed is for {parsed.category}, not {category.code}.")
         with transaction.atomic():
+            counts, dates = _write(category=category, parsed=parsed)
             if once_per_day and parsed.date is not None:
+                # Asked last, after the writes: the category's row is then locked in the order
+                # the stamp triggers lock it (papers, then the categories listing them), so two
+                # categories' ingests updating a shared paper cannot deadlock on it.
                 earlier = IngestRun.objects.ingested_day(
                     category=category, date=parsed.date, source=source
                 )
                 if earlier is not None:
-                    run.delete()
-                    logger.info(
-                        "Not storing %s %s again: run %d did",
-                        category.code,
-                        parsed.date,
-                        earlier.pk,
-                    )
-                    return earlier
-            counts, dates = _write(category=category, parsed=parsed)
+                    raise _AlreadyStored(earlier)  # rolls this feed's writes back
             run.date = parsed.date or (min(dates) if len(dates) == 1 else run.date)
             run.items = len(parsed.entries)
             run.papers_created = counts.papers_created
@@ -508,6 +513,12 @@ def ingest_feed(
                 # After the commit, so that receivers (the market pays the day's dividends) see
                 # the listings; never for a rolled-back feed.
                 transaction.on_commit(partial(_announce, category=category, date=day))
+    except _AlreadyStored as already:
+        run.delete()
+        logger.info(
+            "Not storing %s %s again: run %d did", category.code, parsed.date, already.run.pk
+        )
+        return already.run
     except Exception as exc:
         if isinstance(exc, IngestError):
             _record_failure(run, exc)
