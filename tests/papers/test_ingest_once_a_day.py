@@ -11,6 +11,7 @@ import datetime as dt
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,7 @@ for line in sys.stdin:
 
 
 def day_feed(
-    tmp_path: Path, number: int, *, code: str = "cs.DC", shared: list[str] = ()
+    tmp_path: Path, number: int, *, code: str = "cs.DC", shared: Sequence[str] = ()
 ) -> tuple[dt.date, Path]:
     """Day ``number``'s feed of ``code``: PAPERS new papers of its own, and the ``shared``
     papers (cross-listed in cs.DC and cs.DS) under a title of the day."""
