@@ -6,6 +6,7 @@
   prometheus_client requires: counts of an earlier run's workers must not be added to this
   one's. Each instance needs a directory of its own. A worker that exits keeps its counts (its
   file stays; counters only grow), which is what a scrape should add up.
+- Each worker is warmed up (``peerrevenue/warmup.py``) before it accepts its first request.
 """
 
 from __future__ import annotations
@@ -27,3 +28,13 @@ def on_starting(server) -> None:
         if path.exists():
             shutil.rmtree(path)
         path.mkdir(parents=True)
+
+
+def post_worker_init(worker) -> None:
+    # After the fork, before the worker accepts: its first request is then as quick as the
+    # next (peerrevenue/warmup.py). The heartbeat between steps keeps the arbiter from taking
+    # a slow warm-up on a busy machine for a hung worker.
+    from peerrevenue.warmup import warm
+
+    seconds = warm(tick=worker.notify)
+    worker.log.info("Worker %s warmed up in %.1f s", worker.pid, seconds)
