@@ -6,7 +6,8 @@
   prometheus_client requires: counts of an earlier run's workers must not be added to this
   one's. Each instance needs a directory of its own. A worker that exits keeps its counts (its
   file stays; counters only grow), which is what a scrape should add up.
-- Each worker is warmed up (``peerrevenue/warmup.py``) before it accepts its first request.
+- Each worker is warmed up (``peerrevenue/warmup.py``) before it accepts its first request;
+  with ``--preload``, once in the arbiter before the workers fork.
 """
 
 from __future__ import annotations
@@ -28,6 +29,17 @@ def on_starting(server) -> None:
         if path.exists():
             shutil.rmtree(path)
         path.mkdir(parents=True)
+
+
+def when_ready(server) -> None:
+    # With --preload (make run) the site is loaded in the arbiter: warm it there once, before
+    # the workers fork, and they start with it all (two workers warming at once would each
+    # import, and on a fresh .venv byte-compile, the same modules on the same cores). Nothing
+    # here opens a database connection, which the forked workers would share.
+    if server.cfg.preload_app:
+        from peerrevenue.warmup import warm
+
+        server.log.info("Site warmed up before the workers fork, in %.1f s", warm())
 
 
 def post_worker_init(worker) -> None:

@@ -58,7 +58,8 @@ started=$(now)
 # A control socket of this checkout's own: gunicorn's default is one per user, which a second
 # site on the machine (another checkout, another port) would take over.
 mkdir -p .local
-"$BIN/gunicorn" --config python:peerrevenue.gunicorn_conf peerrevenue.wsgi \
+# --preload: loaded and warmed once, then forked (peerrevenue/gunicorn_conf.py).
+"$BIN/gunicorn" --config python:peerrevenue.gunicorn_conf peerrevenue.wsgi --preload \
   --bind "127.0.0.1:$PORT" --workers 2 --access-logfile - \
   --control-socket ".local/gunicorn-$PORT.ctl" &
 server=$!
