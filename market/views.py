@@ -681,10 +681,10 @@ def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
             "text": {
                 "summary": f"{'Buying' if buying else 'Selling'} {format_shares(q.shares)}: "
                 f"{'you pay' if buying else 'you receive'} {format_credits(q.total)}",
-                "amount": format_credits(q.amount, places=4),
-                "fee": format_credits(q.fee, places=4),
+                "amount": format_credits(q.amount, exact=True),
+                "fee": format_credits(q.fee, exact=True),
                 "total": format_credits(q.total),
-                "average_price": format_credits(q.average_price, places=4),
+                "average_price": format_credits(q.average_price, exact=True),
                 "price_after": format_credits(q.price_after),
             },
         }
@@ -704,7 +704,7 @@ def _offer(term: Term, *, side: str, shares: int, user) -> dict | None:
     buying = side == Trade.Side.BUY
     verb = "Buy" if buying else "Sell"
     unit = "share" if shares == 1 else "shares"
-    fee = format_credits(q.fee, places=4)
+    fee = format_credits(q.fee, exact=True)
     return {
         "side": side,
         "shares": shares,
@@ -721,7 +721,7 @@ def _offer(term: Term, *, side: str, shares: int, user) -> dict | None:
             "label": f"{verb} {shares} {unit} for {format_credits(q.total)}"
             if buying
             else f"{verb} {shares} {unit}, receive {format_credits(q.total)}",
-            "detail": f"{shares} {unit} at {format_credits(q.average_price, places=4)} on "
+            "detail": f"{shares} {unit} at {format_credits(q.average_price, exact=True)} on "
             f"average, fee {fee}: {'you pay' if buying else 'you receive'} "
             f"{format_credits(q.total)}",
         },
