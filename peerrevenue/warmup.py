@@ -14,8 +14,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from django.conf import settings
-
 
 def _template_names(directory: Path) -> list[str]:
     return sorted(
@@ -43,8 +41,7 @@ def warm(*, tick: Callable[[], None] = lambda: None) -> float:
     tick()
     # The project's own templates (the admin's are compiled when a curator first asks).
     engine = engines["django"]
-    directories = [Path(d) for d in settings.TEMPLATES[0]["DIRS"]]
-    for directory in directories:
+    for directory in (Path(d) for d in engine.dirs):
         for name in _template_names(directory):
             try:
                 engine.get_template(name)
