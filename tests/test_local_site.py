@@ -228,7 +228,7 @@ def test_make_run_says_what_each_step_did_then_serves_quietly(embedded_pgdata, t
         assert robots.status_code == 200 and "Disallow: /admin/" in robots.text
         # Warmed once before the fork; then each worker says it is ready (the second may do so
         # after the first answered).
-        while output.read_text().count("warmed up in") < 3:
+        while output.read_text().count("warmed up") < 3:
             assert time.monotonic() < deadline, output.read_text()
             time.sleep(0.2)
         text = output.read_text()
