@@ -2,7 +2,8 @@
 
 Every call counts one attempt and says whether it is one too many; the counting itself is
 project plumbing (`peerrevenue.ratelimit`). Both login pages share one count, so an attacker
-gets no extra guesses by switching from /accounts/login/ to /admin/login/.
+gets no extra guesses by switching from /accounts/login/ to /admin/login/. These limits hold
+while Redis is unreachable: they are then counted in PostgreSQL (accounts.attempts).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from peerrevenue.ratelimit import client_address, is_limited, seconds_until_reset, wait_text
+
+from .attempts import count_attempt
 
 
 def _wait() -> str:
@@ -30,12 +33,17 @@ def too_many_resets() -> str:
     )
 
 
+def _counted_in_database(key: str, window_seconds: int) -> int:
+    return count_attempt(key, window_seconds=window_seconds)
+
+
 def _client_limited(request: HttpRequest, scope: str, limit: int) -> bool:
     return is_limited(
         scope,
         client_address(request),
         limit=limit,
         window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
+        without_cache=_counted_in_database,
     )
 
 
@@ -63,4 +71,5 @@ def reset_limited_for_email(email: str) -> bool:
         digest,
         limit=settings.RATELIMIT_PASSWORD_RESETS_PER_EMAIL,
         window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
+        without_cache=_counted_in_database,
     )

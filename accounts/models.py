@@ -14,7 +14,7 @@ class Preferences(models.Model):
     public_trader_page = models.BooleanField(
         default=True,
         help_text="Others can see my trader page: holdings, gain and recent trades. "
-        "My name still shows on the leaderboard and in top-holder lists.",
+        "Off, others see me as “a trader” on the leaderboard and on term pages.",
     )
 
     class Meta:
@@ -42,6 +42,7 @@ class DigestDelivery(models.Model):
 
 
 # Defined with the functions that use it; imported here so that Django finds the model.
+from .attempts import AttemptCount  # noqa: E402, F401
 from .saved_searches import SavedSearch  # noqa: E402, F401
 
 # Defined in its own module; imported here so that Django finds the model.

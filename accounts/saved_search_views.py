@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from papers import search
 from papers.search import MAX_QUERY_LENGTH
 from peerrevenue.ratelimit import refuse_if_too_many
 
@@ -74,7 +75,13 @@ def saved_searches(request: HttpRequest) -> HttpResponse:
     since = latest - dt.timedelta(days=RECENT_DAYS - 1)
     user = request.user
     assert user.is_authenticated  # login_required
-    matches = saved_search_matches(user=user, since=since)
+    not_run: str | None = None
+    try:
+        with search.refusals_as_messages():
+            matches = saved_search_matches(user=user, since=since)
+    except search.SearchError as exc:
+        # A search the database will not run: the page still lists them all, to delete it.
+        matches, not_run = [], str(exc)
     searches = list(SavedSearch.objects.filter(user=user))
     counts = {saved.pk: 0 for saved in searches}
     for match in matches:
@@ -82,9 +89,11 @@ def saved_searches(request: HttpRequest) -> HttpResponse:
             counts[saved.pk] += 1
     for saved in searches:
         saved.new_matches = counts[saved.pk]
+        saved.runnable()  # sets its problem, shown beside it
     context = {
         "searches": searches,
         "matches": matches,
+        "refused": not_run,
         "since": since,
         "form": SaveSearchForm(),
         "nav": "searches",

@@ -9,6 +9,7 @@ saved searches it matches and of categories it is listed in.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -36,8 +37,10 @@ class SavedSearch(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
-    # Not a column: set by the saved-searches page, how many recent papers match.
+    # Not columns: set by the saved-searches page, how many recent papers match, and why the
+    # search cannot run (saved under older rules), if it cannot.
     new_matches: int
+    problem: str | None
 
     class Meta:
         app_label = "accounts"
@@ -54,6 +57,23 @@ class SavedSearch(models.Model):
 
     def parsed(self) -> search.Query:
         return search.parse(self.query)
+
+    def runnable(self) -> search.Query | None:
+        """The parsed query, or None (with ``problem`` set) if it cannot bring anything."""
+        try:
+            query = self.parsed()
+        except search.SearchError as exc:
+            self.problem = str(exc)
+            return None
+        if not _has_words(query):
+            self.problem = "it has no words to match, only operators."
+            return None
+        self.problem = None
+        return query
+
+
+def _has_words(query: search.Query) -> bool:
+    return any(re.search(r"\w", text) for text, _weight in query.text_parts())
 
 
 class SavedSearchError(ValueError):
@@ -73,13 +93,18 @@ def save_search(*, user, text: str) -> tuple[SavedSearch, bool]:
         query = search.parse(text)
     except search.SearchError as exc:
         raise SavedSearchError(str(exc)) from None
-    if not query.has_text:
+    if not _has_words(query):
         raise SavedSearchError(
             'Save words, a "phrase" or an author (au:name), so that new papers can match it.'
         )
     existing = SavedSearch.objects.filter(user=user, query=text).first()
     if existing:
         return existing, False
+    try:
+        # Kept, it runs on every visit to the reader's front page: refused now, not then.
+        search.check_runs(query)
+    except search.SearchError as exc:
+        raise SavedSearchError(str(exc)) from None
     if query.words and not query.authors and not search.has_lexemes(query.words):
         raise SavedSearchError("Those words are too common to match anything: be more specific.")
     if SavedSearch.objects.filter(user=user).count() >= MAX_SAVED_SEARCHES:
@@ -116,10 +141,9 @@ def saved_search_matches(
     """
     searches = []
     for saved in SavedSearch.objects.filter(user=user):
-        try:
-            searches.append((saved, saved.parsed()))
-        except search.SearchError:
-            continue  # saved under older rules; it stays listed for the reader to delete
+        query = saved.runnable()
+        if query is not None:  # else saved under older rules: listed for the reader to delete
+            searches.append((saved, query))
     papers = search.new_matches(
         queries=[query for _, query in searches], since=since, until=until, limit=limit
     )
@@ -141,11 +165,8 @@ def saved_searches_source(*, user) -> Q:
     papers are a subquery of the stream's own query)."""
     condition = Q()
     for saved in SavedSearch.objects.filter(user=user):
-        try:
-            query = saved.parsed()
-        except search.SearchError:
-            continue
-        if query.has_text:
+        query = saved.runnable()
+        if query is not None:
             condition |= search.condition(query)
     if not condition:
         return Q(pk__in=[])

@@ -1,8 +1,8 @@
 """Public trader pages: what a trader holds, what they gained and what they traded lately.
 
 A trader may hide their page (``Preferences.public_trader_page``); others then see only that it
-is private. Their name stays on the leaderboard and in top-holder lists, which are the market's
-own public record.
+is private, and the market's public pages (a term's holders and trades, the leaderboard) call
+them "a trader", without their name or a link (market.public_names).
 """
 
 from __future__ import annotations

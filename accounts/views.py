@@ -42,10 +42,8 @@ class RateLimitedLoginView(LoginView):
         return super().post(request, *args, **kwargs)
 
     def get_redirect_url(self) -> str:
-        url = super().get_redirect_url()
-        # Django lets "//" and "/\\" through (no host named), but a browser reads a URL that
-        # starts so as the address of another site: send the reader home instead.
-        return "" if url.startswith(("//", "/\\")) else url
+        # The same rule as every other form's ``next``: a path on this site, else home.
+        return safe_next(self.request)
 
 
 class RateLimitedPasswordResetView(PasswordResetView):

@@ -10,7 +10,7 @@ class LibraryConfig(AppConfig):
 
         from . import fillers
 
-        # Moved by triggers (migration 0001) on any save, unsave or read mark, and on any
+        # Moved by triggers (library/sql/stamps.sql) on any save or unsave, and on any
         # stored recommendation or similar list: the stars, saved counts and "for you" and
         # "similar" sections are holes filled under these, so kept pages never hold them.
         keep.fact("saves", "SELECT value FROM kept_stamp WHERE name = 'saves'", every_page=True)
@@ -19,7 +19,7 @@ class LibraryConfig(AppConfig):
             "SELECT value FROM kept_stamp WHERE name = 'recommendations'",
             every_page=True,
         )
-        # Moved by each refresh of the stored hot lists (migration 0002).
+        # Moved by each refresh of the stored hot lists (library/sql/stamps.sql).
         keep.fact("hot", "SELECT value FROM kept_stamp WHERE name = 'hot'")
         # A reader's library and fit, as one value: moved by each save, unsave and tag change
         # (``changes``) and by each refit of their picks.

@@ -34,6 +34,9 @@ def cite_key(arxiv_id: str) -> str:
 
 def entry(paper: Paper) -> str:
     year = paper.submitted_at.year if paper.submitted_at else _year_of(paper.arxiv_id)
+    # BibTeX's doi field holds one DOI (styles make it one https://doi.org/ link); a paper
+    # with several gives the others in a note, so none is lost.
+    first, *others = paper.dois or [""]
     fields = [
         ("title", paper.title_text or paper.title),
         ("author", " and ".join(paper.author_names)),
@@ -41,8 +44,8 @@ def entry(paper: Paper) -> str:
         ("eprint", paper.arxiv_id),
         ("archivePrefix", "arXiv"),
         ("primaryClass", paper.primary_category),
-        # The paper facts (DOI…) are another change's; a paper that has one shows it.
-        ("doi", str(getattr(paper, "doi", "") or "")),
+        ("doi", first),
+        ("note", f"Also DOI {', '.join(others)}" if others else ""),
         ("url", paper.arxiv_abs_url),
     ]
     body = ",\n".join(f"  {name} = {{{escape(value)}}}" for name, value in fields if value)

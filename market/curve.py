@@ -12,7 +12,7 @@ The Python functions are pure functions of integers: no floats, no Decimal, no d
 they refuse non-integers (and bools) so a float can never leak into the ledger. Beside each one
 used in a query sits its ORM expression (``*_sql``), so the database can compute the same
 figure over many rows; tests/market/test_stats.py holds the two to the same results, and
-tests/market/test_place_trade.py holds the SQL function of migration 0005 to them too.
+tests/market/test_place_trade.py holds the SQL functions (market/sql/place_trade.sql) to them.
 
 Bounds. Every figure is stored in a 64-bit column, so the admin accepts only curves on which
 no reachable state overflows: ``MAX_SUPPLY`` shares, and a reserve of ``cost(0, MAX_SUPPLY)``

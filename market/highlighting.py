@@ -11,8 +11,8 @@ once in an index of the terms' first words, each candidate pattern is tried once
 start, and the choice among overlapping candidates is a sweep (see ``choose_longest``).
 
 The compiled matcher is cached per process and rebuilt when the term set changes: the
-database moves the term-set stamp (``kept_stamp('terms')``, migration 0008) whenever a term is
-added, removed, renamed, given aliases or re-statused, however it was written.
+database moves the term-set stamp (``kept_stamp('terms')``, market/sql/stamps.sql) whenever a
+term is added, removed, renamed, given aliases or re-statused, however it was written.
 """
 
 from __future__ import annotations

@@ -52,8 +52,8 @@ class TermQuerySet(models.QuerySet):
 
     def _set_status(self, status: str, reason: str) -> int:
         # A plain update: the database moves the term-set stamp that kept pages key on, and
-        # a term leaving "listed" cancels its waiting orders with a notice to each owner (the
-        # trigger of migration 0010), shown on their next page (market.notices.news_sql).
+        # a term leaving "listed" cancels its waiting orders with a notice to each owner
+        # (market/sql/closed_terms.sql), shown on their next page (market.notices.news_sql).
         return self.update(status=status, status_reason=reason)
 
     def halt(self, *, reason: str) -> int:
@@ -97,7 +97,7 @@ class Term(models.Model):
     version = models.BigIntegerField(
         default=0, editable=False, help_text="Number of trades so far; each trade bumps it."
     )
-    # Moved by the database on every change of the row, trades included (migration 0008):
+    # Moved by the database on every change of the row, trades included (market/sql/stamps.sql):
     # what the term's kept pieces are keyed by (peerrevenue.keep).
     stamp = models.BigIntegerField(default=0, editable=False)
     listed_at = models.DateTimeField(

@@ -2,13 +2,14 @@
 
 ``place_order`` leaves an order; one whose limit is already reachable fills at once as far as
 its limit allows, and the rest waits. A waiting order fills when a trade moves the price within
-its reach: the trade function says so (``orders_reachable``, migration 0010) and
+its reach: the trade function says so (``orders_reachable``, market/sql/place_trade.sql) and
 ``market.trading`` calls ``fill_pass`` right after that trade commits, in the same request.
 The worker sweeps every minute for what a request could not finish (``sweep``).
 
 Each fill is an ordinary trade through the one trade function, ``market_place_trade``, made
-by the fill procedure ``market_fill_orders`` (migration 0012): one call fills a whole pass, and
-commits after each fill, so each fill is one transaction under the locks of every market write:
+by the fill procedure ``market_fill_orders`` (market/sql/fill_orders.sql): one call fills a
+whole pass, and commits after each fill, so each fill is one transaction under the locks of
+every market write:
 
     term row (FOR UPDATE) → the order row (FOR UPDATE) → the owner's account row (FOR UPDATE,
     as the trade function takes it) → the trade function (term and account again: held) →
@@ -258,7 +259,7 @@ def state_words(order: Order) -> str:
 
 def expire_due(*, term_id: int | None = None) -> int:
     """Close the waiting orders whose time is up (of one term, or all), telling each owner
-    (``market_expire_orders``, migration 0012, writes the notices)."""
+    (``market_expire_orders``, market/sql/fill_orders.sql, writes the notices)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT market_expire_orders(%s::bigint)", [term_id])
         told = [row[0] for row in cursor.fetchall()]
@@ -279,10 +280,11 @@ def fill_pass(*, term_id: int, triggered_at: dt.datetime | None = None) -> int:
     ``MARKET_ORDER_FILLS_PER_PASS`` steps were taken (the worker then carries on); returns the
     fills made.
 
-    The whole pass is one call of the procedure ``market_fill_orders`` (migration 0012), which
-    commits after each fill: each fill is its own transaction under the locks of every market
-    write (see the module's docstring), and the pass costs one round trip. It must therefore
-    run outside a transaction; ``after_trade`` waits for the caller's to commit.
+    The whole pass is one call of the procedure ``market_fill_orders``
+    (market/sql/fill_orders.sql), which commits after each fill: each fill is its own
+    transaction under the locks of every market write (see the module's docstring), and the
+    pass costs one round trip. It must therefore run outside a transaction; ``after_trade``
+    waits for the caller's to commit.
     """
     if connection.in_atomic_block:
         raise RuntimeError("A fill pass commits each fill: run it outside a transaction.")

@@ -118,7 +118,7 @@ def recount(*, months: Iterable[dt.date] | None = None) -> int:
                 for (term_id, category_id), n in counts.items()
             )
             # Term pages show the new counts at once: these writes move the research stamp
-            # (papers 0018) that their papers piece is kept under, and nothing else.
+            # (papers/sql/stamps.sql) that their papers piece is kept under, and nothing else.
     return len(chosen)
 
 

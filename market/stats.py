@@ -47,7 +47,7 @@ from papers.models import Listing
 from peerrevenue import replicas
 from peerrevenue.db import prepared_rows
 
-from . import curve
+from . import curve, public_names
 from .cash import cash_of
 from .models import (
     Account,
@@ -336,26 +336,30 @@ def mention_counts(*, term: Term) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class HolderLine:
-    """A term page's top holder."""
+    """A term page's top holder: ``username`` is None for a trader whose page is private,
+    who is then ``name``d as anyone and linked nowhere (market.public_names)."""
 
     user_id: int
-    username: str
+    username: str | None
     demo: bool
     shares: int
+    name: str = field(init=False)
     url: str = field(init=False)
     shares_text: str = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "url", reverse("trader", args=[self.username]))
+        named = self.username is not None
+        object.__setattr__(self, "name", self.username if named else public_names.HIDDEN_NAME)
+        object.__setattr__(self, "url", reverse("trader", args=[self.username]) if named else "")
         object.__setattr__(self, "shares_text", f"{self.shares:,}")
 
 
 @dataclass(frozen=True, slots=True)
 class TradeLine:
-    """A term page's recent trade."""
+    """A term page's recent trade (``username`` as for HolderLine)."""
 
     created_at: dt.datetime
-    username: str
+    username: str | None
     demo: bool
     side: str
     shares: int
@@ -365,6 +369,10 @@ class TradeLine:
     side_label: str = field(init=False)
     shares_text: str = field(init=False)
     price_text: str = field(init=False)
+
+    @property
+    def name(self) -> str:
+        return public_names.HIDDEN_NAME if self.username is None else self.username
 
     def __post_init__(self) -> None:
         local = timezone.localtime(self.created_at)
@@ -380,14 +388,14 @@ class TradeLine:
 # binds on the client, and planning the aggregates costs about as much as running them.
 _TERM_ROWS_SQL = """
 SELECT {columns},
-  (SELECT coalesce(json_agg(json_build_array(a.user_id, u.{username}, a.demo, h.shares)
+  (SELECT coalesce(json_agg(json_build_array(a.user_id, {shown}, a.demo, h.shares)
                             ORDER BY h.shares DESC, h.account_id), '[]')
      FROM (SELECT account_id, shares FROM market_holding
             WHERE term_id = t.id AND shares > 0
             ORDER BY shares DESC, account_id LIMIT %(holders)s) AS h
      JOIN market_account AS a ON a.id = h.account_id
      JOIN {users} AS u ON u.id = a.user_id),
-  (SELECT coalesce(json_agg(json_build_array(r.created_at, u.{username}, a.demo, r.side,
+  (SELECT coalesce(json_agg(json_build_array(r.created_at, {shown}, a.demo, r.side,
                                              r.shares, r.price_after)
                             ORDER BY r.term_version DESC), '[]')
      FROM (SELECT account_id, created_at, side, shares, price_after, term_version
@@ -404,7 +412,9 @@ def _term_rows_sql() -> str:
     model = get_user_model()
     username = model._meta.get_field(model.USERNAME_FIELD).column  # type: ignore[union-attr]
     columns = ", ".join(f't."{field.column}"' for field in Term._meta.concrete_fields)
-    return _TERM_ROWS_SQL.format(columns=columns, users=model._meta.db_table, username=username)
+    # A private trader's name never leaves the database for a public page.
+    shown = f"CASE WHEN a.user_id IN ({public_names.private_sql()}) THEN NULL ELSE u.{username} END"
+    return _TERM_ROWS_SQL.format(columns=columns, users=model._meta.db_table, shown=shown)
 
 
 @dataclass(frozen=True, slots=True)

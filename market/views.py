@@ -44,6 +44,7 @@ from . import (
     networth,
     notices,
     orders,
+    public_names,
     series,
     stats,
     trade_box,
@@ -311,7 +312,13 @@ def order_line(order: Order) -> OrderLine:
 
 @require_GET
 def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    wanted: list[tuple[object, ...] | str] = [("term", slug), "mentions", "papers", "research"]
+    wanted: list[tuple[object, ...] | str] = [
+        ("term", slug),
+        "mentions",
+        "papers",
+        "research",
+        public_names.FACT,  # who of the holders and traders may be named
+    ]
     if request.user.is_authenticated:
         wanted.append(trade_box.wanted(slug=slug, user=request.user))
     facts = keep.read(request, *wanted)
@@ -348,6 +355,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
             facts["terms"],
             facts["mentions"],
             facts["papers"],
+            facts[public_names.FACT],
             clock_bucket(),
         ),
         lambda: _term_piece(rows(), papers=papers, facts=facts),
@@ -425,6 +433,8 @@ def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
         "term": term,
         "trend_weeks": weeks,
         "trend_listed_week": listed_week,
+        # The legend speaks of pale bars only when some are drawn (mentions before listing).
+        "trend_before_listing": any(w.papers for w in weeks if w.week < listed_week),
         "trend_chart": trend_charts.mention_trend_chart(
             weeks,
             label=f"Papers mentioning “{term.phrase}” each week",
@@ -595,8 +605,13 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
         return _render_quote(request, term, form=form)
     if not form.is_valid():
         return _render_quote(request, term, form=form, status=400)
+    order = form.order()
+    if order["preset"]:
+        # The button chose the side (the portfolio's Buy max sends none, the term page's may
+        # send the other): the form shown under the quote says which.
+        form = QuoteForm(initial={"side": order["side"]})
     try:
-        priced = price_request(term=term, user=request.user, **form.order())
+        priced = price_request(term=term, user=request.user, **order)
     except trading.TradeError as exc:
         return _render_quote(request, term, form=form, error=str(exc), status=409)
     return _render_quote(request, term, form=form, priced=priced)
@@ -622,7 +637,7 @@ def tickers_json(request: HttpRequest) -> JsonResponse:
             "phrase": ticker.phrase,
             "price": format_credits(ticker.price),
             "change": f"{ticker.change_text.replace('-', MINUS)} today",
-            "trend": trend(ticker.change_bp),
+            "trend": trend(ticker.change_bp, "bp"),
             "url": reverse("market:term", args=[ticker.slug]),
         }
         for ticker in current_tickers(request).values()
@@ -716,11 +731,11 @@ def _offer(term: Term, *, side: str, shares: int, user) -> dict | None:
         "problem": q.problem,
         "text": {
             "button": f"{verb} {shares}",
-            # The button's figure; its accessible name says "credits".
+            # The button's figure; the words between (``between``, then " credits") are there
+            # for screen readers only: its name is its visible text with them, "Buy 3 shares
+            # for 9.85 credits", and no aria-label hides what a sighted reader sees.
             "total": format_credits(q.total).removesuffix(" credits"),
-            "label": f"{verb} {shares} {unit} for {format_credits(q.total)}"
-            if buying
-            else f"{verb} {shares} {unit}, receive {format_credits(q.total)}",
+            "between": f" {unit} for " if buying else f" {unit}, receive ",
             "detail": f"{shares} {unit} at {format_credits(q.average_price, exact=True)} on "
             f"average, fee {fee}: {'you pay' if buying else 'you receive'} "
             f"{format_credits(q.total)}",
@@ -745,7 +760,7 @@ def offer_json(request: HttpRequest, slug: str) -> JsonResponse:
         "url": term.get_absolute_url(),
         "price": format_credits(term.price),
         "change": f"{ticker.change_text.replace('-', MINUS)} today" if ticker else "",
-        "trend": trend(ticker.change_bp) if ticker else "flat",
+        "trend": trend(ticker.change_bp, "bp") if ticker else "flat",
         "tradable": term.is_tradable,
         "signed_in": request.user.is_authenticated,
     }
@@ -892,7 +907,16 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     period = networth.period_from(request.GET.get("period"))
     today = networth.today_utc()
     ranked = networth.period_leaderboard(period=period, today=today)
+    # A trader who keeps their page private is "a trader" here, but to themselves.
+    ranked = ranked.annotate(private=public_names.is_private('"market_account"."user_id"'))
     page = paginate(request, ranked, per_page=ROWS_PER_PAGE)
+    page.object_list = list(page.object_list)
+    for account in page.object_list:
+        account.public_name = (
+            None
+            if account.private and account.user_id != request.user.pk
+            else account.user.get_username()
+        )
     standing = None
     if request.user.is_authenticated:
         standing = networth.period_standing(user=request.user, period=period, today=today)
@@ -903,6 +927,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "periods": networth.PERIODS,
         "period_label": networth.PERIODS[period],
         "period_start": networth.period_start(period, today=today),
+        "hidden_name": public_names.HIDDEN_NAME,
         "nav": "leaderboard",
     }
     return render(request, "market/leaderboard.html", context)

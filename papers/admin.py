@@ -128,6 +128,7 @@ class PaperAdmin(admin.ModelAdmin):
         "abstract_html",
         "authors_text",
         "typesetter_version",
+        "version_dates",
         "created_at",
         "modified_at",
     ]

@@ -13,7 +13,7 @@ class PapersConfig(AppConfig):
         metrics.scrape_source(ingest_figures)
 
         # What kept pages of papers are keyed by (peerrevenue.keep); the stamps are moved by
-        # triggers (migration 0010), so no write has to remember them.
+        # triggers (papers/sql/stamps.sql), so no write has to remember them.
         keep.fact("papers", "SELECT value FROM kept_stamp WHERE name = 'papers'")
         keep.fact("research", "SELECT value FROM kept_stamp WHERE name = 'research'")
         keep.fact("category", "SELECT stamp FROM papers_category WHERE code = %s", arguments=1)

@@ -4,10 +4,10 @@ the way between days (newer, older, the recent days with their counts).
 The stream pages 30 papers at a time and a day may run across pages; a day's replacements
 come after its last stream entry, so they sit on the page where the day ends.
 
-The days and their counts are rows the database keeps (``CategoryDay``, migration 0020), so a
-page reads the few it shows, whatever the length of the category's history: one query for the
-category, the navigation, the stream's length and the days its page holds (``read_days``), and
-one for the page's entries (``days_on_page``).
+The days and their counts are rows the database keeps (``CategoryDay``, by the triggers of
+papers/sql/day_counts.sql), so a page reads the few it shows, whatever the length of the
+category's history: one query for the category, the navigation, the stream's length and the
+days its page holds (``read_days``), and one for the page's entries (``days_on_page``).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ class SearchText(Func):
 
 
 class CategoryCodes(Func):
-    """A paper's categories as ``text[]`` (``paper_category_codes`` in SQL, migration 0025):
+    """A paper's categories as ``text[]`` (``paper_category_codes``, papers/sql/search.sql):
     the first column of the search index, beside the search vector and the title's words. In
     one GIN index they are intersected by the index itself, rarest entries first; as separate
     indexes PostgreSQL built a bitmap of every paper with a common word (300,000 of a million)

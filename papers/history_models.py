@@ -70,6 +70,17 @@ class HistorySource(models.Model):
         self.malformed_at = []
         self.finished_at = None
 
+    @property
+    def abandoned(self) -> bool:
+        """A harvest pass begun, not finished, and with no token to go on from: its token was
+        refused (every page stored keeps the token after it, and the last one finishes)."""
+        return (
+            self.kind == self.Kind.HARVEST
+            and self.started_at is not None
+            and self.finished_at is None
+            and not self.token
+        )
+
     def note_malformed(self, where: Sequence[object]) -> None:
         self.malformed += len(where)
         room = MALFORMED_KEPT - len(self.malformed_at)

@@ -76,14 +76,17 @@ SOURCE_FIELDS = (
     "title",
     "abstract",
     "authors",
+    "more_authors",
     "primary_category",
     "categories",
     "comment",
     "journal_ref",
     "doi",
+    "report_no",
     "license",
     "submitted_at",
     "updated_at",
+    "version_dates",
 )
 WRITTEN_FIELDS = (
     *SOURCE_FIELDS,
@@ -99,16 +102,23 @@ class _Counts:
 
 
 def _authors_json(entry: ParsedEntry, previous: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Author dicts for the entry, keeping affiliations we knew when the feed omits them."""
+    """Author dicts for the entry, keeping affiliations we knew when the feed omits them, and
+    the renderings of what did not change (so an unchanged byline is not typeset again)."""
     old = previous if [a.get("name") for a in previous] == [a.name for a in entry.authors] else []
-    return [
-        {
-            "name": author.name,
-            "name_text": old[i].get("name_text", "") if old else "",
-            "affiliation": author.affiliation or (old[i].get("affiliation", "") if old else ""),
-        }
-        for i, author in enumerate(entry.authors)
-    ]
+    authors = []
+    for i, author in enumerate(entry.authors):
+        known = old[i] if old else {}
+        affiliation = author.affiliation or known.get("affiliation", "")
+        same = affiliation == known.get("affiliation", "")
+        authors.append(
+            {
+                "name": author.name,
+                "name_text": known.get("name_text", ""),
+                "affiliation": affiliation,
+                "affiliation_text": known.get("affiliation_text", "") if same else "",
+            }
+        )
+    return authors
 
 
 def _apply(paper: Paper, entry: ParsedEntry) -> None:
@@ -126,14 +136,16 @@ def _apply(paper: Paper, entry: ParsedEntry) -> None:
         paper.abstract = entry.abstract
     if entry.authors:
         paper.authors = _authors_json(entry, paper.authors)
+        paper.more_authors = entry.more_authors
     if entry.categories:
         paper.categories = list(entry.categories)
         paper.primary_category = entry.primary_category
-    for name in ("comment", "journal_ref", "doi", "license", "submitted_at", "updated_at"):
+    fields = ("comment", "journal_ref", "doi", "report_no", "license", "submitted_at", "updated_at")
+    for name in fields:
         value = getattr(entry, name)
         if value:
             setattr(paper, name, value)
-    paper.doi = paper.doi[:200]
+    paper.date_versions(entry.dated_versions())
     paper.license = paper.license[:300]
 
 
@@ -405,15 +417,18 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
 
 
 def _date_versions(papers) -> None:
-    """Date the versions the API dates: the first version by the paper's first submission,
-    the current one by its last revision. One statement for the feed, and it writes only the
-    rows whose date is missing or differs, so a re-run writes nothing (and moves no stamp)."""
+    """Date the stored versions the sources date: the first version by the paper's first
+    submission, the current one by its last revision, and any other the paper knows the
+    date of. One statement for the feed, and it writes only the rows whose date is missing or
+    differs, so a re-run writes nothing (and moves no stamp)."""
     rows: list[tuple[int, int, dt.datetime]] = []
     for paper in papers:
+        dated = paper.dated_versions()
         if paper.submitted_at is not None:
-            rows.append((paper.pk, 1, paper.submitted_at))
+            dated.setdefault(1, paper.submitted_at)
         if paper.updated_at is not None and paper.version > 1:
-            rows.append((paper.pk, paper.version, paper.updated_at))
+            dated.setdefault(paper.version, paper.updated_at)
+        rows.extend((paper.pk, number, at) for number, at in sorted(dated.items()))
     if not rows:
         return
     table = connection.ops.quote_name(PaperVersion._meta.db_table)

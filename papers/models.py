@@ -3,7 +3,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
@@ -74,7 +74,7 @@ class Category(models.Model):
         settings.AUTH_USER_MODEL, through="Watch", related_name="watched_categories", blank=True
     )
     # Moved by the database whenever the category, its listings or their papers change
-    # (migration 0010): what its kept pages are keyed by (peerrevenue.keep).
+    # (papers/sql/stamps.sql): what its kept pages are keyed by (peerrevenue.keep).
     stamp = models.BigIntegerField(default=0, editable=False)
 
     objects = CategoryQuerySet.as_manager()
@@ -176,23 +176,46 @@ class Paper(models.Model):
     title_html = models.TextField(blank=True)
     abstract = models.TextField(blank=True, help_text="Raw TeX as arXiv sends it")
     abstract_html = models.TextField(blank=True)
-    # [{"name": raw TeX, "name_text": rendered Unicode, "affiliation": str}, ...] in byline order.
+    # [{"name": raw TeX, "name_text": rendered Unicode, "affiliation": raw TeX,
+    #   "affiliation_text": rendered Unicode}, ...] in byline order.
     authors = models.JSONField(default=list, blank=True)
     authors_text = models.TextField(blank=True, help_text="Rendered names, for search")
+    more_authors = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text='The byline ends in "et al": arXiv lists no more authors',
+    )
     typesetter_version = models.PositiveIntegerField(default=0)
     primary_category = models.CharField(max_length=32, db_index=True)
     categories = models.JSONField(default=list, blank=True, help_text="All codes, primary first")
     comment = models.TextField(blank=True)
     journal_ref = models.TextField(blank=True)
-    doi = models.CharField(max_length=200, blank=True)
+    # Text, not a 200-character field: a paper may carry several DOIs, separated by spaces as
+    # arXiv writes them (``dois``), and a cut would leave half of one.
+    doi = models.TextField(blank=True, help_text="One or several, separated by spaces")
+    # Defaults in the database too: rows written by COPY or plain SQL that do not name the
+    # newer columns (benchmarks, psql) stay possible.
+    report_no = models.TextField(
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The report number(s), as arXiv has them",
+    )
     license = models.URLField(max_length=300, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True, help_text="First version")
     updated_at = models.DateTimeField(null=True, blank=True, help_text="Current version")
+    # Every version's date the sources told, on the paper rather than on PaperVersion: those
+    # rows hold a version's text, which the bulk sources never give for a version before the
+    # current one, and a date is one small value read with the paper (and moving its stamp).
+    # A list, item n-1 for version n: an ISO time in UTC, or null while no source dated it.
+    version_dates = models.JSONField(
+        default=list, db_default=models.Value([], models.JSONField()), blank=True, editable=False
+    )
     hidden = models.BooleanField(default=False, help_text="Hidden papers appear nowhere.")
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
     # Moved by the database whenever the paper, its listings or its versions change
-    # (migration 0010): what its kept entry and page are keyed by (peerrevenue.keep).
+    # (papers/sql/stamps.sql): what its kept entry and page are keyed by (peerrevenue.keep).
     stamp = models.BigIntegerField(default=0, editable=False)
     # Computed by PostgreSQL from the typeset text on every write (papers.fulltext), so the
     # bulk writes of the ingest keep it current without knowing it exists.
@@ -273,7 +296,10 @@ class Paper(models.Model):
         if not isinstance(self.authors, list) or not all(
             isinstance(author, dict)
             and isinstance(author.get("name"), str)
-            and all(isinstance(author.get(key, ""), str) for key in ("name_text", "affiliation"))
+            and all(
+                isinstance(author.get(key, ""), str)
+                for key in ("name_text", "affiliation", "affiliation_text")
+            )
             for author in self.authors
         ):
             errors["authors"] = (
@@ -303,9 +329,16 @@ class Paper(models.Model):
             name: getattr(self, name) for name in ("title", "abstract") if name not in deferred
         }
         if "authors" not in deferred:
-            # Names and their renderings; an affiliation is not TeX.
+            # Names with their renderings, and affiliations (TeX too): an edit of either
+            # typesets the byline again, and so does a byline stored before affiliations were
+            # rendered, when a source brings it again.
             source["authors"] = [
-                (author.get("name"), author.get("name_text"))
+                (
+                    author.get("name"),
+                    author.get("name_text"),
+                    author.get("affiliation"),
+                    "affiliation_text" in author,
+                )
                 if isinstance(author, dict)
                 else author
                 for author in self.authors or ()
@@ -337,13 +370,39 @@ class Paper(models.Model):
             {
                 "name": author.get("name", ""),
                 "name_text": tex_to_text(author.get("name", "")),
+                # TeX as the names are (`Universit\"at Wien`), shown as plain text like them.
                 "affiliation": author.get("affiliation", ""),
+                "affiliation_text": tex_to_text(author.get("affiliation", "")),
             }
             for author in self.authors
         ]
         self.authors_text = ", ".join(author["name_text"] for author in self.authors)
         self.typesetter_version = TYPESETTER_VERSION
         self._typeset_from = self._tex_source()
+
+    def dated_versions(self) -> dict[int, dt.datetime]:
+        """Version number → when arXiv received it, as far as the sources told."""
+        return {
+            number: dt.datetime.fromisoformat(at)
+            for number, at in enumerate(self.version_dates or (), start=1)
+            if isinstance(at, str) and at
+        }
+
+    def date_versions(self, dates: Mapping[int, dt.datetime]) -> None:
+        """Add what a source tells of its versions' dates to what is known, in memory: a date
+        it gives replaces the one stored for that version, and a version it does not date (an
+        RSS item dates none) keeps the one known."""
+        known = {**self.dated_versions(), **dates}
+        if not known:
+            return
+        self.version_dates = [
+            known[number].astimezone(dt.UTC).isoformat() if number in known else None
+            for number in range(1, max(known) + 1)
+        ]
+
+    @property
+    def dois(self) -> list[str]:
+        return self.doi.split()
 
     def version_history(self, versions: Iterable[PaperVersion]) -> list[SimpleNamespace]:
         """Every version from v1 to the current one, oldest first, as arXiv's abstract page
@@ -353,10 +412,16 @@ class Paper(models.Model):
         known = {1: self.submitted_at, self.version: self.updated_at or None}
         if self.version == 1:
             known[1] = self.submitted_at or self.updated_at
+        # The sources' own dates first; papers stored before they were kept have the others.
+        dated = self.dated_versions()
         history = []
         for number in range(1, self.version + 1):
             version = stored.get(number)
-            at = version.submitted_at if version and version.submitted_at else known.get(number)
+            at = (
+                dated.get(number)
+                or (version.submitted_at if version and version.submitted_at else None)
+                or known.get(number)
+            )
             title = version.title if version and version.title != self.title else ""
             history.append(
                 SimpleNamespace(
@@ -426,8 +491,11 @@ class Paper(models.Model):
 
     @property
     def short_authors(self) -> str:
-        """`A`, `A and B`, `A, B and C`, or `A, B, C et al. (+N more)`."""
+        """`A`, `A and B`, `A, B and C`, or `A, B, C et al. (+N more)`; `A, B et al.` when the
+        byline itself ends in "et al" (``more_authors``)."""
         names = self.author_names
+        if self.more_authors and len(names) <= 3:
+            return f"{', '.join(names)} et al."
         if len(names) <= 1:
             return "".join(names)
         if len(names) <= 3:
@@ -562,10 +630,10 @@ class CategoryDay(models.Model):
     """One announcement day of a category and what its pages show of it: ``papers`` (visible
     new and cross-listed papers, the day's stream) and ``replacements`` (visible replacements).
 
-    Written by the database alone (migration 0020): statement triggers on listings and papers
-    add and take away as listings come and go and papers are hidden or shown, so the category
-    page reads the few days it shows instead of counting the category's whole history. A row
-    whose counts fall to nothing is deleted. Never write it from Python.
+    Written by the database alone (papers/sql/day_counts.sql): statement triggers on listings
+    and papers add and take away as listings come and go and papers are hidden or shown, so the
+    category page reads the few days it shows instead of counting the category's whole
+    history. A row whose counts fall to nothing is deleted. Never write it from Python.
     """
 
     # No index of its own: the unique constraint below leads with it.
@@ -591,7 +659,8 @@ class CategoryDay(models.Model):
 
 
 def folded_name_sql(placeholder: str = "%s") -> str:
-    """SQL folding a name as the author index folds bylines (papers 0016): unaccent(lower())."""
+    """SQL folding a name as the author index folds bylines (``paper_author_keys`` in
+    papers/sql/author_index.sql): unaccent(lower())."""
     return f"public.unaccent('public.unaccent'::regdictionary, lower({placeholder}))"
 
 
@@ -655,9 +724,9 @@ class NameWord(models.Model):
     search's fallback compares a misspelled word with ("lamprt" is like "lamport").
 
     Tens of thousands of distinct words, where comparing with every paper's names and title
-    means 300,000 long texts. Kept by PostgreSQL itself (triggers of migration 0009 add the
-    words of every paper written), so neither the ingest nor the admin has to know; a word
-    whose papers changed stays, and simply finds no paper.
+    means 300,000 long texts. Kept by PostgreSQL itself (the triggers of
+    papers/sql/name_words.sql add the words of every paper written), so neither the ingest nor
+    the admin has to know; a word whose papers changed stays, and simply finds no paper.
     """
 
     word = models.TextField(primary_key=True)

@@ -55,7 +55,12 @@ def search_page(request: HttpRequest) -> HttpResponse:
         context["errors"] = [str(exc)]
         return render(request, "papers/search.html", context, status=400)
     if query.has_text or query.categories or query.date_from or query.date_to:
-        results = search.results(query, page=page_number(request))
+        try:
+            with search.refusals_as_messages():
+                results = search.results(query, page=page_number(request))
+        except search.SearchError as exc:
+            context["errors"] = [str(exc)]
+            return render(request, "papers/search.html", context, status=400)
         search.label_categories(results.page.object_list)
         context.update(query=query, results=results, page=results.page)
         # Each result is marked with this search's words: keep its pieces in this process only.

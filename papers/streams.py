@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.db import transaction
 from django.db.models import Case, F, IntegerField, Q, Value, When
@@ -27,15 +27,17 @@ def watched_categories(*, user) -> Q:
 STREAM_SOURCES: list[Callable[..., Q]] = [watched_categories]
 
 
-def front_page(*, user) -> ListingQuerySet:
-    """The reader's merged stream, newest day first, ascending arXiv id within a day.
+def front_page(*, user, sources: Sequence[Callable[..., Q]] | None = None) -> ListingQuerySet:
+    """The reader's merged stream, newest day first, ascending arXiv id within a day, from
+    ``sources`` (every one of STREAM_SOURCES unless told).
 
     A paper that two sources bring on the same day (a cross-list into two watched
     categories) appears once, labelled with its primary category when that is one of them.
     """
-    sources = functools.reduce(operator.or_, (source(user=user) for source in STREAM_SOURCES))
+    chosen = STREAM_SOURCES if sources is None else sources
+    condition = functools.reduce(operator.or_, (source(user=user) for source in chosen))
     return (
-        Listing.objects.filter(sources, announce_type__in=Listing.STREAM_TYPES)
+        Listing.objects.filter(condition, announce_type__in=Listing.STREAM_TYPES)
         .visible()
         .select_related("paper", "category")
         .annotate(

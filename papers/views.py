@@ -6,6 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Page, Paginator
@@ -14,15 +15,17 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
 from peerrevenue import keep
 from peerrevenue.pagination import number_of, paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
-from . import days, entries, streams
+from . import days, entries, search, streams
 from .categories import CS_CATEGORIES
 from .models import Category, Paper, author_page
+from .typesetting import tex_to_text
 
 PAPERS_PER_PAGE = 30
 DEFAULT_CATEGORY = "cs.DC"
@@ -57,8 +60,23 @@ def watching(request: HttpRequest) -> HttpResponse:
 def front_page(request: HttpRequest, *, nav: str) -> HttpResponse:
     user = request.user
     assert user.is_authenticated  # each view that shows it has made sure
-    page = paginate(request, streams.front_page(user=user), per_page=PAPERS_PER_PAGE)
-    listings = list(page.object_list)
+    try:
+        with search.refusals_as_messages():
+            page = paginate(request, streams.front_page(user=user), per_page=PAPERS_PER_PAGE)
+            listings = list(page.object_list)
+    except search.SearchError:
+        # A saved search the database will not run must not take the page down with it: the
+        # watched categories alone, and /searches/ says which search it is.
+        messages.error(
+            request,
+            "Your saved searches could not be run, so this page shows your categories only; "
+            "see Saved searches to change them.",
+        )
+        watched = [streams.watched_categories]
+        page = paginate(
+            request, streams.front_page(user=user, sources=watched), per_page=PAPERS_PER_PAGE
+        )
+        listings = list(page.object_list)
     new_after = None
     if page.number == 1:
         new_after = streams.record_visit(user=user, newest=listings[0].date if listings else None)
@@ -247,7 +265,14 @@ def _paper_piece(*, arxiv_id: str, facts: keep.Facts) -> keep.Piece:
         "subjects": subjects_of(paper),
     }
     paper_html = keep.render_piece("papers/_paper.html", context, facts=facts)
-    return keep.Piece(paper_html, {"title": paper.title_text or paper.title, "paper_id": paper.pk})
+    values = {
+        "title": paper.title_text or paper.title,
+        "paper_id": paper.pk,
+        # The page's <meta name="description">: what a search engine shows under the title.
+        # Only the abstract's start is turned to text: a hostile one can be 600 kB long.
+        "description": Truncator(" ".join(tex_to_text(paper.abstract[:600]).split())).chars(160),
+    }
+    return keep.Piece(paper_html, values)
 
 
 def subjects_of(paper: Paper) -> list[SimpleNamespace]:

@@ -9,10 +9,11 @@ Two things differ from Django's ``RedisCache``:
 
 - Redis being unreachable (refused, reset, timed out) is an outage, not an error: reads are
   misses, writes and deletes are skipped, ``add()`` reports that it added nothing, ``incr()``
-  finds no counter (so rate limits let the request through). Sockets time out after a quarter
-  of a second, and after a failure this process leaves Redis alone for ``BACKOFF_SECONDS``
-  instead of waiting on every call; it logs one warning when an outage begins and one line when
-  it ends.
+  finds no counter, and ``unavailable()`` says so (rate limits that must hold then count in
+  PostgreSQL, the others let the request through: peerrevenue.ratelimit). Sockets time out
+  after a quarter of a second, and after a failure this process leaves Redis alone for
+  ``BACKOFF_SECONDS`` instead of waiting on every call; it logs one warning when an outage
+  begins and one line when it ends.
 
   What a skipped write would have changed must not come back when Redis does: a replaced token
   would still name pages from before the change, a deleted session (a sign-out) would sign its
@@ -174,6 +175,11 @@ class DegradingRedisCacheClient(RedisCacheClient):
         )
         return True
 
+    @property
+    def unavailable(self) -> bool:
+        """Whether this process sees Redis as gone (since a call failed, until one succeeds)."""
+        return self._outage.since is not None
+
     # -- Django's cache client operations, guarded --------------------------------------------
 
     def add(self, key, value, timeout):
@@ -236,3 +242,10 @@ class ReusedClientRedisCache(RedisCache):
     def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = DegradingRedisCacheClient
+
+    def unavailable(self) -> bool:
+        """Whether Redis is unreachable from this process: what a counter it could not count
+        is told from one that expired by (peerrevenue.ratelimit)."""
+        # Django's RedisCache keeps its client as ``_cache``, which django-stubs leaves out.
+        client = getattr(self, "_cache", None)
+        return isinstance(client, DegradingRedisCacheClient) and client.unavailable

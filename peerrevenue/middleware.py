@@ -2,6 +2,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.utils.cache import patch_cache_control
 
 
 def replace_content(response: HttpResponse, content: str | bytes) -> None:
@@ -28,6 +29,38 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         if self.policy:
             response.headers.setdefault("Content-Security-Policy", self.policy)
+        return response
+
+
+class PrivateResponsesMiddleware:
+    """Send ``Cache-Control: private`` with every response to a signed-in reader.
+
+    Any page a signed-in reader gets is theirs (their name in the header, their CSRF token,
+    and on many pages their money, library or searches): a shared proxy or CDN must never keep
+    it for the next person. ``no-cache`` too, unless the view said how long it may be kept: the
+    browser may keep the page for the back button but asks again before showing it anew.
+    Anonymous pages keep the headers their views give them. Below the authentication
+    middleware, which gives the request its user.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        # Without a session cookie nobody is signed in: asking the user would load an empty
+        # session, which marks the response as varying by cookie for nothing.
+        if settings.SESSION_COOKIE_NAME not in request.COOKIES and not request.session.modified:
+            return response
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return response
+        directives = response.get("Cache-Control", "")
+        if "no-store" in directives:
+            return response  # kept by no cache at all, shared or not
+        patch_cache_control(response, private=True)
+        if "max-age" not in directives and "no-cache" not in directives:
+            patch_cache_control(response, no_cache=True)
         return response
 
 

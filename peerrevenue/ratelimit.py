@@ -1,9 +1,16 @@
-"""Fixed-window rate limits kept in the cache (Redis in production, so all web workers share)."""
+"""Fixed-window rate limits kept in the cache (Redis in production, so all web workers share).
+
+While Redis is unreachable the cache cannot count. A limit that only slows a script down (trades,
+quotes, saves) then lets requests through: the site stays usable. A limit that guards accounts
+(sign-in guesses, sign-ups, reset mails) must hold: its caller passes ``without_cache``, a
+counter that all workers share by other means (accounts.attempts counts in PostgreSQL).
+"""
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
@@ -30,22 +37,49 @@ def client_address(request: HttpRequest) -> str:
     return hops[-proxies] if len(hops) >= proxies else remote
 
 
-def is_limited(scope: str, identity: str, *, limit: int, window_seconds: int) -> bool:
-    """Count one attempt for identity in scope; True once it exceeds limit within the window."""
+# (key, window seconds) → the attempts counted under the key, this one included.
+Counter = Callable[[str, int], int]
+
+
+def is_limited(
+    scope: str,
+    identity: str,
+    *,
+    limit: int,
+    window_seconds: int,
+    without_cache: Counter | None = None,
+) -> bool:
+    """Count one attempt for identity in scope; True once it exceeds limit within the window.
+
+    With the cache unreachable, ``without_cache`` counts instead; without one, nothing is
+    limited until the cache is back.
+    """
     window = int(time.time() // window_seconds)
     key = f"ratelimit:{scope}:{identity}:{window}"
-    # add() is atomic and only sets a missing key, so concurrent first hits do not reset it.
-    if cache.add(key, 1, timeout=window_seconds + 1):
-        return limit < 1
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.add(key, 1, timeout=window_seconds + 1)
-        count = 1
+    count = _count_in_cache(key, window_seconds)
+    if count is None:
+        if without_cache is None:
+            return False
+        count = without_cache(key, window_seconds)
     if count > limit:
         metrics.RATE_LIMITED.labels(scope).inc()
         return True
     return False
+
+
+def _count_in_cache(key: str, window_seconds: int) -> int | None:
+    """The attempts under ``key``, this one counted; None if the cache cannot count."""
+    # add() is atomic and only sets a missing key, so concurrent first hits do not reset it.
+    if cache.add(key, 1, timeout=window_seconds + 1):
+        return 1
+    try:
+        return cache.incr(key)
+    except ValueError:  # no counter: expired between add and incr, or Redis is unreachable
+        unavailable = getattr(cache, "unavailable", None)
+        if unavailable is not None and unavailable():
+            return None
+        cache.add(key, 1, timeout=window_seconds + 1)
+        return 1
 
 
 def seconds_until_reset(*, window_seconds: int, now: float | None = None) -> int:

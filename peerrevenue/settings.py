@@ -106,6 +106,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in reader's responses are theirs alone: Cache-Control: private.
+    "peerrevenue.middleware.PrivateResponsesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     # After messages: tells a trader, once, that a term they proposed was listed.
     "accounts.middleware.ProposalNoticeMiddleware",

@@ -112,6 +112,9 @@ class Migration(migrations.Migration):
     ]
 
 
+# History: the current definitions of these triggers and functions are in library/sql/stamps.sql
+# (loaded by library 0004). A fresh database still runs this SQL as written, step by step: change
+# the file and load it again in a new migration, never this.
 # Stamps for the holes the library fills (peerrevenue.keep; the sequence, ``kept_stamp`` and
 # ``kept_bump_statement`` come from papers 0010): ``saves`` moves on any save or unsave (the
 # stars and counts), ``recommendations`` on any stored score or similar list.

@@ -33,6 +33,9 @@ class Migration(migrations.Migration):
     ]
 
 
+# History: the current definitions of these triggers and functions are in library/sql/stamps.sql
+# (loaded by library 0004). A fresh database still runs this SQL as written, step by step: change
+# the file and load it again in a new migration, never this.
 # The hot lists' stamp (peerrevenue.keep; the sequence, ``kept_stamp`` and
 # ``kept_bump_statement`` come from papers 0010): moved by every refresh of library_hotpaper,
 # so the kept hot pieces are keyed by the ranking they show.

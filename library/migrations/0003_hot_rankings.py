@@ -22,6 +22,9 @@ class Migration(migrations.Migration):
     ]
 
 
+# History: the current definitions of these triggers and functions are in library/sql/stamps.sql
+# (loaded by library 0004). A fresh database still runs this SQL as written, step by step: change
+# the file and load it again in a new migration, never this.
 # A refresh writes these rows too, and a ranking that found nothing stores no HotPaper row, so
 # they move the hot lists' stamp as well: the kept "being worked out" piece gives way to the
 # ranking. Lists stored before this migration were ranked, all periods at once: their rows.

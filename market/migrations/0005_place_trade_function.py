@@ -16,6 +16,9 @@ changes them must replace the function too.
 
 from django.db import migrations
 
+# History: the current definitions of these triggers and functions are in
+# market/sql/place_trade.sql (loaded by market 0013). A fresh database still runs this SQL as
+# written, step by step: change the file and load it again in a new migration, never this.
 SQL = r"""
 CREATE OR REPLACE FUNCTION market_curve_cost(n bigint, d bigint, p0 bigint, k bigint)
 RETURNS numeric LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE

@@ -10,6 +10,9 @@ papers 0010).
 
 from django.db import migrations, models
 
+# History: the current definitions of these triggers and functions are in market/sql/stamps.sql
+# (loaded by market 0013). A fresh database still runs this SQL as written, step by step: change
+# the file and load it again in a new migration, never this.
 SQL = r"""
 INSERT INTO public.kept_stamp (name, value) VALUES
   ('terms', nextval('public.kept_stamp_seq')),

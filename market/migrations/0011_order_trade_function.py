@@ -14,6 +14,10 @@ term that stops trading cancels its waiting orders.
 
 from django.db import migrations
 
+# History: the current definitions of these triggers and functions are in
+# market/sql/place_trade.sql and market/sql/closed_terms.sql (loaded by market 0013). A fresh
+# database still runs this SQL as written, step by step: change the file and load it again in a
+# new migration, never this.
 SQL = r"""
 DROP FUNCTION IF EXISTS market_place_trade(
     bigint, bigint, text, bigint, bigint, text, integer, integer

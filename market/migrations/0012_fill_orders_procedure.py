@@ -29,6 +29,9 @@ that changes them must replace it too.
 
 from django.db import migrations
 
+# History: the current definitions of these triggers and functions are in
+# market/sql/fill_orders.sql (loaded by market 0013). A fresh database still runs this SQL as
+# written, step by step: change the file and load it again in a new migration, never this.
 SQL = r"""
 -- Digits in groups of three, as Python's format(n, ',').
 CREATE FUNCTION market_group_digits(n numeric) RETURNS text

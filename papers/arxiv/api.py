@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 from papers.arxiv.errors import IngestError
-from papers.arxiv.fields import clean, parse_iso, split_id
+from papers.arxiv.fields import clean, parse_iso, split_id, without_et_al
 from papers.arxiv.records import ParsedAuthor, ParsedEntry, ParsedFeed
 from papers.arxiv.sniffing import ATOM, detect_format, parse_xml
 from papers.calendar import announcement_date_for
@@ -78,6 +79,13 @@ def _api_entry(element: ET.Element, *, date: dt.date | None) -> ParsedEntry:
         )
         for author in element.iterfind(f"{ATOM}author")
     ]
+    authors = [author for author in authors if author.name]
+    # The API splits the same byline, "et al" included: it is no author there either.
+    more_authors = False
+    if authors:
+        last, more_authors = without_et_al(authors[-1].name)
+        if more_authors:
+            authors[-1:] = [replace(authors[-1], name=last)] if last else []
     doi = _text(element, f"{ARXIV}doi")
     if not doi:
         for link in element.iterfind(f"{ATOM}link"):
@@ -97,7 +105,8 @@ def _api_entry(element: ET.Element, *, date: dt.date | None) -> ParsedEntry:
         version=version,
         title=_text(element, f"{ATOM}title"),
         abstract=_raw_text(element, f"{ATOM}summary"),
-        authors=[author for author in authors if author.name],
+        authors=authors,
+        more_authors=more_authors and bool(authors),
         categories=categories,
         announced_on=announced_on,
         listing_version=None if date is not None else 1,

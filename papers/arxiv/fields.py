@@ -36,6 +36,17 @@ def split_id(text: str) -> tuple[str, int] | None:
     return match["id"], int(match["version"])
 
 
+# "et al", "et al.", "et. al." (any case) closing a byline: a list cut short, never an author.
+_ET_AL_RE = re.compile(r"(?:^|[\s,]+)et\.?\s*al\.?$", re.IGNORECASE)
+
+
+def without_et_al(name: str) -> tuple[str, bool]:
+    """A byline's last name without a closing "et al" (`B. Aubert et al` → `B. Aubert`; `et al`
+    alone → ""), and whether it had one."""
+    kept = _ET_AL_RE.sub("", name).strip()
+    return kept, kept != name.strip()
+
+
 # arXiv began in August 1991; an announcement more than a year ahead of today is a broken clock
 # or a hostile feed. Either way nothing is written: dividends are paid by these dates.
 EARLIEST_DATE = dt.date(1991, 8, 1)

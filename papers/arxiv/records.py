@@ -35,12 +35,26 @@ class ParsedEntry:
     announce_type: str = ""  # "" when the source does not say (API): derived at write time
     announced_on: dt.date | None = None  # None: the feed's date
     listing_version: int | None = None  # the version the listing announces; None: `version`
+    more_authors: bool = False  # the byline ends in "et al": arXiv lists no more authors
     comment: str = ""
     journal_ref: str = ""
-    doi: str = ""
+    doi: str = ""  # one or several, separated by spaces as arXiv writes them
+    report_no: str = ""
     license: str = ""
-    submitted_at: dt.datetime | None = None
-    updated_at: dt.datetime | None = None
+    submitted_at: dt.datetime | None = None  # version 1's
+    updated_at: dt.datetime | None = None  # the current version's
+    # Every version's date the source gives (the snapshot and OAI give all of them, the API
+    # the first and the current one, RSS none): version number → when arXiv received it.
+    version_dates: dict[int, dt.datetime] = field(default_factory=dict)
+
+    def dated_versions(self) -> dict[int, dt.datetime]:
+        """Every version date this entry knows, the first and current ones included."""
+        dates = dict(self.version_dates)
+        if self.submitted_at is not None:
+            dates.setdefault(1, self.submitted_at)
+        if self.updated_at is not None:
+            dates.setdefault(self.version, self.updated_at)
+        return dates
 
     @property
     def primary_category(self) -> str:

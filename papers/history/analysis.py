@@ -57,7 +57,8 @@ def analyze() -> None:
     author's page of a million-paper import read its 1,485 rows one by one (5.9 ms against
     0.9 ms). Those three tables are narrow: about a second at a million papers.
     """
-    # With what the triggers of papers 0020 and 0021 wrote for the new papers and listings.
+    # With what the triggers of papers/sql/day_counts.sql and author_index.sql wrote for the new
+    # papers and listings.
     analyzed = _tables(Paper, PaperVersion)
     scanned = _tables(Listing, CategoryDay, Authorship)
     with connection.cursor() as cursor:

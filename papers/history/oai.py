@@ -6,11 +6,20 @@ continues after it, so an interrupted harvest goes on from the next page; arXiv'
 harvest that reaches the end without an ``until`` remembers the day it began: the next one
 asks only for records changed since then (``from``, inclusive: the day is read twice, which
 changes nothing).
+
+A resumption token does not live for ever: arXiv answers ``badResumptionToken`` to one that
+expired (a harvest interrupted for long) or belongs to another harvest. Nothing can go on from
+it, so it is dropped and the pass starts again from its beginning (the last day a harvest
+completed, or the start), once, in the same run, with a warning that quotes arXiv: re-reading
+stores nothing twice, and waiting for the next run would only cost an hour. A fresh pass whose
+token dies too is something else than expiry: that run fails with arXiv's message, and the next
+one starts again by itself.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
@@ -31,8 +40,14 @@ from . import analysis
 from .records import MalformedRecord, entry_from_fields
 from .store import store_entries, wanted
 
+logger = logging.getLogger(__name__)
+
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 RAW = "{http://arxiv.org/OAI/arXivRaw/}"
+
+
+class DeadToken(IngestError):
+    """The server no longer knows the resumption token asked with (``badResumptionToken``)."""
 
 
 @dataclass
@@ -66,7 +81,10 @@ def parse_oai(content: bytes) -> OaiPage:
         code = error.get("code", "")
         if code == "noRecordsMatch":
             return page
-        raise IngestError(f"The OAI-PMH server refused: {code} {clean_text(error)}".strip())
+        refused = f"The OAI-PMH server refused: {code} {clean_text(error)}".strip()
+        if code == "badResumptionToken":
+            raise DeadToken(refused)
+        raise IngestError(refused)
     listing = root.find(f"{OAI}ListRecords")
     if listing is None:
         raise IngestError("An OAI-PMH response without ListRecords.")
@@ -106,8 +124,38 @@ def _entry(record: ET.Element) -> ParsedEntry:
         comment=_text(raw, f"{RAW}comments"),
         journal_ref=_text(raw, f"{RAW}journal-ref"),
         doi=_text(raw, f"{RAW}doi"),
+        report_no=_text(raw, f"{RAW}report-no"),
         license=_text(raw, f"{RAW}license"),
     )
+
+
+def _begin(
+    source: HistorySource, *, set_spec: str, from_date: dt.date | None, until: dt.date | None
+) -> dict[str, str]:
+    """Start a fresh pass (in memory; its first page saves it); returns the first request."""
+    start = from_date or source.harvested_through
+    source.restart()
+    source.started_at = timezone.now()
+    params = {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": set_spec}
+    if start:
+        params["from"] = start.isoformat()
+    if until:
+        params["until"] = until.isoformat()
+    return params
+
+
+def _since(source: HistorySource) -> str:
+    """Where an incremental harvest of ``source`` starts, for a person."""
+    if source.harvested_through:
+        return f"{source.harvested_through} (the last day a harvest completed)"
+    return "the start (no harvest has completed yet)"
+
+
+def _drop_token(source: HistorySource) -> None:
+    """Forget a token the server refused, at once and for good: kept, it would be asked with
+    again by every later run, and refused every time."""
+    source.token = ""
+    source.save(update_fields=["token", "updated_at"])
 
 
 @dataclass(frozen=True)
@@ -141,20 +189,39 @@ def harvest(
     if source.token and not explicit:
         params = {"verb": "ListRecords", "resumptionToken": source.token}
     else:
-        start = from_date or source.harvested_through
-        source.restart()
-        source.started_at = timezone.now()
-        params = {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": set_spec}
-        if start:
-            params["from"] = start.isoformat()
-        if until:
-            params["until"] = until.isoformat()
+        if source.abandoned and not explicit:
+            logger.warning(
+                "The last harvest of %s stopped on a resumption token arXiv refused: starting "
+                "again from %s",
+                set_spec,
+                _since(source),
+            )
+        params = _begin(source, set_spec=set_spec, from_date=from_date, until=until)
     began = time.monotonic()
     months: set[dt.date] = set()
     statistics = analysis.Statistics(source)
+    restarted = False
     try:
         while True:
-            page = parse_oai(fetch(settings.ARXIV_OAI_URL, params=params))
+            try:
+                page = parse_oai(fetch(settings.ARXIV_OAI_URL, params=params))
+            except DeadToken as exc:
+                _drop_token(source)
+                if restarted:
+                    raise DeadToken(
+                        f"{exc}. The token is dropped: the next harvest starts again from "
+                        f"{_since(source)}."
+                    ) from exc
+                restarted = True
+                params = _begin(source, set_spec=set_spec, from_date=from_date, until=until)
+                logger.warning(
+                    "Harvest of %s: %s; the token is dropped, starting again from %s",
+                    set_spec,
+                    exc,
+                    _since(source) if not explicit else params.get("from", "the start"),
+                )
+                statistics = analysis.Statistics(source)
+                continue
             kept = [entry for entry in page.entries if wanted(entry.categories, codes=codes)]
             with transaction.atomic():
                 stored = store_entries(entries=kept, categories=codes)

@@ -16,7 +16,7 @@ from typing import Any
 
 from papers.arxiv.fields import EARLIEST_DATE, clean
 from papers.arxiv.records import ParsedEntry
-from papers.arxiv.rss import split_authors
+from papers.arxiv.rss import read_byline
 from papers.identifiers import ARXIV_ID
 
 _ID_RE = re.compile(rf"^{ARXIV_ID}$")
@@ -71,6 +71,7 @@ def entry_from_fields(
     comment: object = "",
     journal_ref: object = "",
     doi: object = "",
+    report_no: object = "",
     license: object = "",
 ) -> ParsedEntry:
     """The entry for a record's fields, or ``MalformedRecord``. ``versions``: (label such as
@@ -90,27 +91,38 @@ def entry_from_fields(
     for name, value in texts.items():
         if not isinstance(value, str) or not value.strip():
             raise MalformedRecord(f"{arxiv_id}: no {name}")
-    extras = {"comment": comment, "journal_ref": journal_ref, "doi": doi, "license": license}
+    extras = {
+        "comment": comment,
+        "journal_ref": journal_ref,
+        "doi": doi,
+        "report_no": report_no,
+        "license": license,
+    }
     for name, value in extras.items():
         if value is not None and not isinstance(value, str):
             raise MalformedRecord(f"{arxiv_id}: {name} is not text")
     assert isinstance(title, str) and isinstance(abstract, str)
     assert isinstance(authors, str) and isinstance(categories, str)
     current = max(dated)
+    byline, more_authors = read_byline(authors)
     return ParsedEntry(
         arxiv_id=arxiv_id,
         version=current,
         title=clean(title),
         abstract=abstract.strip(),
-        authors=split_authors(authors),
+        authors=byline,
+        more_authors=more_authors,
         categories=categories.split(),
         listing_version=1,
         comment=clean(comment if isinstance(comment, str) else ""),
         journal_ref=clean(journal_ref if isinstance(journal_ref, str) else ""),
-        doi=clean(doi if isinstance(doi, str) else "").split(" ")[0],
+        # Several DOIs are one field, separated by spaces (0704.0033 has two): all are kept.
+        doi=clean(doi if isinstance(doi, str) else ""),
+        report_no=clean(report_no if isinstance(report_no, str) else ""),
         license=(license if isinstance(license, str) else "").strip(),
         submitted_at=dated[1],
         updated_at=dated[current],
+        version_dates=dict(sorted(dated.items())),
     ).bounded()
 
 
@@ -140,6 +152,7 @@ class SnapshotRecord:
             comment=record.get("comments") or "",
             journal_ref=record.get("journal-ref") or "",
             doi=record.get("doi") or "",
+            report_no=record.get("report-no") or "",
             license=record.get("license") or "",
         )
 

@@ -2,15 +2,16 @@
 
 ``store_entries`` writes one batch; the caller holds the transaction, so that a batch and the
 note of how far the source has been read commit together (what makes an import resumable).
-Re-storing a batch changes nothing: a stored paper is only touched by a newer version, and a
-listing is only added where the paper has none in the category's stream.
+Re-storing a batch changes nothing: a stored paper is only touched by a newer version (or by
+its current one while some of its versions are undated: ``stored_versions``), and a listing is
+only added where the paper has none in the category's stream.
 
 Order of the writes, for speed at millions of papers: the new papers' keys are drawn from
 their sequence first, then their versions and listings are inserted, and the papers last, by
-COPY. The statement triggers that restamp a version's or a listing's paper (papers 0010) then
-find no paper row to rewrite, where the other order would write each new paper three times
-(its full-text vector and GIN entries each time). Foreign keys are checked at commit
-(Django makes them deferrable, initially deferred), when every row is there.
+COPY. The statement triggers that restamp a version's or a listing's paper
+(papers/sql/stamps.sql) then find no paper row to rewrite, where the other order would write
+each new paper three times (its full-text vector and GIN entries each time). Foreign keys are
+checked at commit (Django makes them deferrable, initially deferred), when every row is there.
 """
 
 from __future__ import annotations
@@ -72,13 +73,21 @@ def new_paper(entry: ParsedEntry) -> dict[str, Any]:
 
 
 def stored_versions(arxiv_ids: Iterable[str]) -> dict[str, tuple[int, int]]:
-    """arXiv id → (primary key, current version) of the stored ones among ``arxiv_ids``."""
+    """arXiv id → (primary key, version stored in full) of the stored ones among ``arxiv_ids``.
+
+    In full: the current version, or the one before it while some version is undated (a
+    paper from the daily feed, or stored before every version's date was kept). A record of
+    the current version is then read again, as a newer one would be, and completes the paper
+    (dates, DOIs, report number, byline); once it has, a re-run passes it by.
+    """
     wanted = list(arxiv_ids)
     if not wanted:
         return {}
     table = connection.ops.quote_name(Paper._meta.db_table)
     rows = _bound(
-        f"SELECT arxiv_id, id, version FROM {table} WHERE arxiv_id = ANY(%s::text[])",  # noqa: S608 - the table name only
+        f"SELECT arxiv_id, id, version - (jsonb_array_length(version_dates) < version"  # noqa: S608 - the table name only
+        f" OR version_dates @> '[null]'::jsonb)::int FROM {table}"
+        " WHERE arxiv_id = ANY(%s::text[])",
         [wanted],
     )
     return {arxiv_id: (pk, version) for arxiv_id, pk, version in rows}

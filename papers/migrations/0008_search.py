@@ -13,6 +13,9 @@ import django.contrib.postgres.search
 import papers.fulltext
 from django.db import migrations, models
 
+# History: the current definitions of these triggers and functions are in papers/sql/search.sql
+# (loaded by papers 0027). A fresh database still runs this SQL as written, step by step: change
+# the file and load it again in a new migration, never this.
 SEARCH_SQL = r"""
 CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;

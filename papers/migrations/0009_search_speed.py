@@ -10,6 +10,9 @@ import django.contrib.postgres.search
 import papers.fulltext
 from django.db import migrations, models
 
+# History: the current definitions of these triggers and functions are in
+# papers/sql/name_words.sql (loaded by papers 0027). A fresh database still runs this SQL as
+# written, step by step: change the file and load it again in a new migration, never this.
 NAME_WORDS_SQL = r"""
 -- The words of a paper's names and title, accent-folded and lowercase, as the fallback
 -- compares them (two letters are too few to compare by trigrams).

@@ -15,6 +15,9 @@ Row stamps are set by BEFORE triggers, so they commit with the change itself. Bu
 
 from django.db import migrations, models
 
+# History: the current definitions of these triggers and functions are in papers/sql/stamps.sql
+# (loaded by papers 0027). A fresh database still runs this SQL as written, step by step: change
+# the file and load it again in a new migration, never this.
 SQL = r"""
 CREATE SEQUENCE public.kept_stamp_seq;
 

@@ -10,6 +10,9 @@ rebuilt if the unaccent rules are ever changed.
 
 from django.db import migrations
 
+# History: the current definitions of these triggers and functions are in
+# papers/sql/author_index.sql (loaded by papers 0027). A fresh database still runs this SQL as
+# written, step by step: change the file and load it again in a new migration, never this.
 SQL = r"""
 CREATE FUNCTION public.paper_author_keys(authors jsonb) RETURNS text[]
   LANGUAGE sql IMMUTABLE PARALLEL SAFE

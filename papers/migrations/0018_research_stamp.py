@@ -4,6 +4,9 @@ worker at once (peerrevenue.keep), with no call to remember."""
 
 from django.db import migrations
 
+# History: the current definitions of these triggers and functions are in papers/sql/stamps.sql
+# (loaded by papers 0027). A fresh database still runs this SQL as written, step by step: change
+# the file and load it again in a new migration, never this.
 SQL = r"""
 INSERT INTO public.kept_stamp (name, value) VALUES ('research', nextval('public.kept_stamp_seq'));
 CREATE TRIGGER mention_months_changed AFTER INSERT OR UPDATE OR DELETE ON public.papers_mentionmonth

@@ -24,6 +24,9 @@ from django.db import migrations, models
 
 STREAM = "('new', 'cross')"  # Listing.STREAM_TYPES
 
+# History: the current definitions of these triggers and functions are in
+# papers/sql/day_counts.sql (loaded by papers 0027). A fresh database still runs this SQL as
+# written, step by step: change the file and load it again in a new migration, never this.
 SQL = rf"""
 CREATE FUNCTION public.papers_days_apply(c bigint[], d date[], p int[], r int[])
   RETURNS void LANGUAGE sql AS $fn$

@@ -19,6 +19,9 @@ the triggers fold names with it).
 import django.db.models.deletion
 from django.db import migrations, models
 
+# History: the current definitions of these triggers and functions are in
+# papers/sql/author_index.sql (loaded by papers 0027). A fresh database still runs this SQL as
+# written, step by step: change the file and load it again in a new migration, never this.
 SQL = r"""
 CREATE INDEX papers_authorship_page ON public.papers_authorship
   (name, submitted_at DESC NULLS LAST, arxiv_id DESC) INCLUDE (paper_id);

@@ -19,6 +19,9 @@ from django.db import migrations, models
 
 import papers.fulltext
 
+# History: the current definitions of these triggers and functions are in papers/sql/search.sql
+# (loaded by papers 0027). A fresh database still runs this SQL as written, step by step: change
+# the file and load it again in a new migration, never this.
 CATEGORY_CODES = """
 CREATE OR REPLACE FUNCTION public.paper_category_codes(categories jsonb) RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE

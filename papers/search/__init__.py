@@ -11,7 +11,9 @@ The modules, in the order a search flows through them:
 * :mod:`.words`: words as the search configuration reads them, in Python (accents folded,
   the Snowball stem, the readable text of stored HTML);
 * :mod:`.marks`: the matched words in <mark>, and a snippet of where a long abstract matched;
-* :mod:`.pages`: one page of results (capped count, pagination, the fallback).
+* :mod:`.pages`: one page of results (capped count, pagination, the fallback);
+* :mod:`.refusals`: a query the database will not run, as a message (``check_runs`` before a
+  search is kept).
 
 Other code imports the names below from ``papers.search``.
 """
@@ -29,6 +31,7 @@ from .query import (
     new_matches,
     ranked,
 )
+from .refusals import check_runs, refusals_as_messages
 
 __all__ = [
     "MAX_COUNTED",
@@ -39,6 +42,7 @@ __all__ = [
     "Results",
     "SearchError",
     "arxiv_id_in",
+    "check_runs",
     "condition",
     "find_paper",
     "has_lexemes",
@@ -51,5 +55,6 @@ __all__ = [
     "new_matches",
     "parse",
     "ranked",
+    "refusals_as_messages",
     "results",
 ]

@@ -32,6 +32,12 @@ _ARXIV_ID = re.compile(
 _PHRASE = re.compile(r'(?:(?<!\S)(-))?"([^"]*)(?:"|$)')
 # Characters no search needs and PostgreSQL cannot take (NUL) or that only hide text.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# A run of "-" where websearch_to_tsquery expects a word: at the start, or after a space, a
+# quote or one of the characters it skips there (! & | ( ) <), with more of those and of "-"
+# in between. Each "-" of it is a NOT, and PostgreSQL keeps every NOT of a run on a stack of
+# 32 until the word they apply to: 32 of them ("q=" and a line of hyphens) fail the whole query
+# with "tsquery stack too small". A "-" inside a word (fault-tolerant) is part of the word.
+_NEGATIONS = re.compile(r'(?:^|(?<=[\s!&|()<"]))-[-\s!&|()<]*')
 
 
 class SearchError(ValueError):
@@ -91,6 +97,17 @@ def _plain(text: str) -> str:
     return " ".join(text.split())
 
 
+def bounded_negations(text: str) -> str:
+    """The text with each run of NOTs (``_NEGATIONS``) down to what it means: one "-" when it
+    has an odd number of them, none when even (NOT NOT x is x). The query reads as before,
+    and no run is ever deeper than one."""
+
+    def shortened(run: re.Match[str]) -> str:
+        return " -" if run.group().count("-") % 2 else " "
+
+    return _NEGATIONS.sub(shortened, text)
+
+
 def arxiv_id_in(text: str) -> str | None:
     """The arXiv id when the whole text is one (``2611.01234v2``, ``arXiv:cs/0101001``, an
     arxiv.org abs/pdf/html address), else None."""
@@ -127,6 +144,8 @@ def parse(
         raise SearchError(f"Use at most {MAX_PREFIXES} au:, ti:, abs: or cat: parts in a search.")
     for match in prefixes:
         prefix, value = match.group(1).lower(), match.group(2)
+        if prefix != "cat":
+            value = bounded_negations(value).strip()
         if not value.strip('"').strip():
             raise SearchError(
                 f"“{prefix}:” needs something right after it, e.g. "
@@ -143,7 +162,7 @@ def parse(
         elif value.startswith('"') and not value.endswith('"'):
             value += '"'  # a phrase left open at the end of the search
         found[prefix].append(value)
-    words = " ".join(_PREFIX.sub(" ", text).split())
+    words = " ".join(bounded_negations(_PREFIX.sub(" ", text)).split())
     all_categories = [*categories, *found["cat"]]
     for code in all_categories:
         try:

@@ -68,6 +68,9 @@ def _joined(links: list[SafeString]) -> SafeString:
 def byline(paper) -> SafeString:
     """The short authors (``Paper.short_authors``) with each name linking to its author page."""
     names = [name for name in paper.author_names if name.strip()]
+    if paper.more_authors and len(names) <= 3:
+        head = format_html_join(", ", "{}", ((_author_link(name),) for name in names))
+        return format_html("{} et al.", head)
     if len(names) <= 3:
         return _joined([_author_link(name) for name in names])
     head = format_html_join(", ", "{}", ((_author_link(name),) for name in names[:3]))
@@ -78,4 +81,5 @@ def byline(paper) -> SafeString:
 def all_authors(paper) -> SafeString:
     """Every author, comma-separated, each linking to their author page."""
     names = [name for name in paper.author_names if name.strip()]
-    return format_html_join(", ", "{}", ((_author_link(name),) for name in names))
+    links = format_html_join(", ", "{}", ((_author_link(name),) for name in names))
+    return format_html("{} et al.", links) if paper.more_authors and names else links

@@ -62,7 +62,7 @@ def test_another_traders_trade_shows_on_every_page(trader_client, trader, rival,
     assert f"{format_credits(kv_cache.price)} a share · 20 shares out" in text
     assert "rhea" in text  # a holder and a recent trade
     # The reader's own row is still marked, in a table that was kept for everyone.
-    assert term_page.one("tr", data_holder=str(trader.pk)).classes == ["is-you"]
+    assert term_page.one("tr", cls="is-you").cells()[0].text == trader.username
     worth = stats.sell_back_value(supply=20, shares=10, p0=kv_cache.p0, k=kv_cache.k)
     assert Page.of(trader_client.get("/portfolio/")).row("KV cache")[2] == bare(worth)
     assert "Rank #1 of 2" in page_text(trader_client.get("/portfolio/"))

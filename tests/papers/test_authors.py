@@ -134,7 +134,8 @@ def test_a_prolific_authors_pages_count_and_continue(client, cs_dc):
 
 
 def test_an_author_page_follows_edits_of_bylines_and_hiding_at_once(client, cs_dc):
-    """The author index is kept by the database (papers 0021): whatever writes the paper."""
+    """The author index is kept by the database (papers/sql/author_index.sql): whatever
+    writes the paper."""
     from papers.models import Paper
 
     paper = paper_by("2609.00001", ["Ada Lovelace"], day=1)

@@ -111,6 +111,97 @@ def test_ingest_from_the_command_line_exits_non_zero_with_the_message_on_stderr(
     assert IngestRun.objects.get().status == IngestRun.Status.FAILED
 
 
+def test_ingest_of_arxivs_error_feed_fails_with_arxivs_words_and_marks_no_day(cs_dc):
+    # Dated and well-formed like an empty day's feed: only its title and description differ.
+    with pytest.raises(CommandError) as refused:
+        run("ingest", "cs.DC", "--file", str(FIXTURES / "rss_error.xml"))
+
+    message = str(refused.value)
+    assert message.startswith("Ingest of cs.DC failed: arXiv answered with an error feed")
+    assert "“Feed error for query: http://rss.arxiv.org/rss/compsci”" in message
+    assert "Bad archive 'compsci'. Valid archive names are: astro-ph, cs, math" in message
+    failed = IngestRun.objects.get()
+    assert (failed.status, failed.date) == (IngestRun.Status.FAILED, None)
+    assert failed.error in message
+    assert not IngestRun.objects.filter(status=IngestRun.Status.SUCCEEDED).exists()
+    assert not Paper.objects.exists() and not Listing.objects.exists()
+
+
+def test_ingest_of_an_empty_day_still_succeeds_with_nothing_in_it(cs_dc):
+    output = run("ingest", "cs.DC", "--file", str(FIXTURES / "rss_empty.xml"))
+
+    assert output.strip() == (
+        "cs.DC 2026-11-28: 0 items, 0 papers created, 0 updated, 0 listings created."
+    )
+    assert IngestRun.objects.get().status == IngestRun.Status.SUCCEEDED
+
+
+# What stands in a file where a feed should be, when an error page was saved instead, and the
+# words of it the failed run must quote.
+ERROR_PAGES = [
+    (  # HAProxy's page: no title, the status in a heading
+        b"<html><body><h1>503 Service Unavailable</h1>\n"
+        b"No server is available to handle this request.\n</body></html>\n",
+        "Received an HTML page (“503 Service Unavailable No server is available to handle this "
+        "request.”) instead of an arXiv feed",
+    ),
+    (  # a proxy's bare fragment
+        b"<h1>Bad Gateway</h1><p>The proxy received an invalid response.</p>",
+        "Received an HTML page (“Bad Gateway The proxy received an invalid response.”)",
+    ),
+    (  # a comment first, then HTML that is not XML: expat stops before the root
+        b"<!-- upstream: mirror-3 -->\n<html lang=en><head><title>504 Gateway Time-out</title>"
+        b"</head><body><p>The upstream timed out.</body></html>",
+        "Received an HTML page (“504 Gateway Time-out”)",
+    ),
+    (  # the same, with a script before any text
+        b"<html><head><script>var retry = 30;</script></head><body><p>Too many requests, "
+        b"slow down.</p></body></html>",
+        "Received an HTML page (“Too many requests, slow down.”)",
+    ),
+    (
+        b"Service Unavailable\r\n\r\nThe server is down for maintenance.\r\n",
+        "the content is not XML but text (“Service Unavailable”)",
+    ),
+    (  # a response saved with its headers (curl -i)
+        b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 60\r\n\r\nSlow down\r\n",
+        "the content is not XML but text (“HTTP/1.1 429 Too Many Requests”)",
+    ),
+    (b"", "The feed is empty (no content at all)"),
+]
+
+
+@pytest.mark.parametrize(
+    ("content", "quote"),
+    ERROR_PAGES,
+    ids=["no-title", "fragment", "not-xml-html", "script", "text", "saved-headers", "empty"],
+)
+def test_ingest_of_an_error_page_saved_as_a_feed_fails_quoting_it(cs_dc, tmp_path, content, quote):
+    saved = tmp_path / "cs.DC.rss"
+    saved.write_bytes(content)
+
+    with pytest.raises(CommandError) as refused:
+        run("ingest", "cs.DC", "--file", str(saved))
+
+    assert str(refused.value).startswith("Ingest of cs.DC failed: ")
+    assert quote in str(refused.value)
+    failed = IngestRun.objects.get()
+    assert (failed.status, failed.date) == (IngestRun.Status.FAILED, None)
+    assert quote in failed.error and "\n" not in failed.error
+    assert not Paper.objects.exists() and not Listing.objects.exists()
+
+
+def test_a_long_error_page_is_quoted_in_part(cs_dc, tmp_path):
+    saved = tmp_path / "cs.DC.rss"
+    saved.write_bytes(b"<html><body><p>" + b"Overloaded. " * 200 + b"</p></body></html>")
+
+    with pytest.raises(CommandError) as refused:
+        run("ingest", "cs.DC", "--file", str(saved))
+
+    assert "(“Overloaded. Overloaded." in str(refused.value)
+    assert "…”)" in str(refused.value) and len(str(refused.value)) < 400
+
+
 # ------------------------------------------------------------------------------------------
 # backfill
 # ------------------------------------------------------------------------------------------

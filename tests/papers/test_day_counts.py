@@ -1,6 +1,6 @@
 """The counts a category page shows (its recent days, its pages) are kept by the database as
-listings come and go and papers are hidden or shown (papers 0020): each change shows on the next
-request, and what is kept always equals a count of the listings themselves."""
+listings come and go and papers are hidden or shown (papers/sql/day_counts.sql): each change
+shows on the next request, and what is kept always equals a count of the listings themselves."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import io
+import logging
 import shutil
 from pathlib import Path
 
@@ -428,6 +429,150 @@ def test_the_scheduled_harvest_keeps_the_enabled_categories_current(categories, 
     harvest_history()
 
     assert listings() == LISTED
+
+
+class ExpiringTokens:
+    """An OAI-PMH stand-in whose resumption tokens can die, as arXiv's do: every pass gets a
+    token of its own after page 1, and a token no longer honoured is answered with arXiv's
+    badResumptionToken error (status 200, as arXiv sends it)."""
+
+    def __init__(self, server) -> None:
+        self.server = server
+        self.issued = 0
+        self.live: set[str] = set()
+        self.refuse_all = False
+        server.route_function("/oai", self.answer)
+
+    def answer(self, request: Request) -> Reply:
+        token = request.param("resumptionToken")
+        if not token:
+            self.issued += 1
+            fresh = f"{6930230 + self.issued}|1001"
+            self.live.add(fresh)
+            page = (HISTORY / "oai_page1.xml").read_bytes()
+            return Reply(200, page.replace(b"6930231|1001", fresh.encode()))
+        if token in self.live and not self.refuse_all:
+            return Reply(200, (HISTORY / "oai_page2.xml").read_bytes())
+        return Reply(200, (HISTORY / "oai_bad_token.xml").read_bytes())
+
+    def asked(self) -> list[tuple[str, str]]:
+        """(resumptionToken, from) of each request, in order."""
+        return [
+            (hit.param("resumptionToken"), hit.param("from")) for hit in self.server.hits("/oai")
+        ]
+
+
+@pytest.fixture
+def tokens(arxiv_server, settings) -> ExpiringTokens:
+    settings.ARXIV_OAI_URL = arxiv_server.url + "/oai"
+    return ExpiringTokens(arxiv_server)
+
+
+def interrupted_after_a_completed_harvest(categories, tokens: ExpiringTokens) -> None:
+    """A harvest that completed (the next asks from 2024-01-20), then one stopped by its time
+    budget after page 1, leaving its token stored: the token then dies (a night, a weekend)."""
+    assert harvest(set_spec="cs", categories=categories).harvested_through == dt.date(2024, 1, 20)
+    stopped = harvest(set_spec="cs", categories=categories, max_seconds=0)
+    assert (stopped.token, stopped.finished_at) == ("6930232|1001", None)
+    tokens.live.clear()
+
+
+REFUSED = (
+    "The OAI-PMH server refused: badResumptionToken The resumptionToken supplied is illegal for "
+    "this repository"
+)
+
+
+def test_a_refused_token_is_dropped_and_the_same_run_starts_again_from_the_last_completed_day(
+    categories, tokens, caplog
+):
+    interrupted_after_a_completed_harvest(categories, tokens)
+    Paper.objects.all().delete()
+    out = io.StringIO()
+
+    with caplog.at_level(logging.WARNING, logger="papers.history.oai"):
+        call_command(
+            "harvest", "--category", "cs.DC", "--category", "cs.LG", stdout=out, stderr=out
+        )
+
+    assert tokens.asked()[-3:] == [
+        ("6930232|1001", ""),  # the dead token, refused
+        ("", "2024-01-20"),  # a fresh pass from the last day a harvest completed
+        ("6930233|1001", ""),
+    ]
+    assert listings() == LISTED
+    assert "The next harvest asks from 2024-01-20." in out.getvalue()
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning == (
+        f"Harvest of cs: {REFUSED}; the token is dropped, starting again from 2024-01-20 (the "
+        "last day a harvest completed)"
+    )
+    source = HistorySource.objects.get()
+    assert (source.token, source.finished_at is not None, source.kept) == ("", True, 4)
+
+
+def test_a_token_refused_twice_fails_the_run_and_the_next_run_starts_again_by_itself(
+    categories, tokens, caplog
+):
+    from papers.tasks import harvest_history
+
+    interrupted_after_a_completed_harvest(categories, tokens)
+    tokens.refuse_all = True  # the fresh pass's token dies too: not mere expiry
+
+    with pytest.raises(CommandError) as stopped:
+        call_command("harvest", "--category", "cs.DC", "--category", "cs.LG", stdout=io.StringIO())
+
+    assert str(stopped.value) == (
+        f"Harvest of cs stopped: {REFUSED}. The token is dropped: the next harvest starts again "
+        "from 2024-01-20 (the last day a harvest completed)."
+    )
+    assert tokens.asked()[-3:] == [("6930232|1001", ""), ("", "2024-01-20"), ("6930233|1001", "")]
+    assert HistorySource.objects.get().token == ""
+
+    # The next hourly harvest, with nobody's help, once arXiv honours tokens again.
+    tokens.refuse_all = False
+    Category.objects.filter(code__in=["cs.DC", "cs.LG"]).update(ingest_enabled=True)
+    Category.objects.exclude(code__in=["cs.DC", "cs.LG"]).update(ingest_enabled=False)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="papers.history.oai"):
+        harvest_history()
+
+    assert tokens.asked()[-2:] == [("", "2024-01-20"), ("6930234|1001", "")]
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        "The last harvest of cs stopped on a resumption token arXiv refused: starting again "
+        "from 2024-01-20 (the last day a harvest completed)"
+    ]
+    source = HistorySource.objects.get()
+    assert (source.token, source.finished_at is not None) == ("", True)
+    assert listings() == LISTED
+
+
+def test_an_error_page_instead_of_a_page_stops_the_harvest_quoting_it_and_keeps_the_token(
+    categories, oai, sleeps, arxiv_server
+):
+    harvest(set_spec="cs", categories=categories, max_seconds=0)
+
+    def down(request: Request) -> Reply:
+        return Reply(200, b"<html><body><h1>502 Bad Gateway</h1><hr>proxy</body></html>")
+
+    arxiv_server.route_function("/oai", down)
+    with pytest.raises(FetchError, match="HTML page \\(“502 Bad Gateway proxy”\\)"):
+        harvest(set_spec="cs", categories=categories)
+
+    # A page that never arrived says nothing about the token: the next run goes on with it.
+    assert HistorySource.objects.get().token == "6930231|1001"
+
+
+def test_no_records_matching_is_nothing_new_not_an_error(categories, oai, sleeps):
+    harvest(set_spec="cs", categories=categories)
+
+    out = io.StringIO()
+    call_command("harvest", "--category", "cs.DC", "--category", "cs.LG", stdout=out)
+
+    assert oai.hits("/oai")[-1].param("from") == "2024-01-20"
+    assert "The next harvest asks from 2024-01-27." in out.getvalue()
+    source = HistorySource.objects.get()
+    assert (source.records, source.token, source.finished_at is not None) == (0, "", True)
 
 
 def test_fixtures_are_where_the_tests_say(categories):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 
 import pytest
 
@@ -54,9 +55,8 @@ def test_new_feed_creates_typeset_papers_listings_and_versions(cs_dc):
     assert "<math" in paper.abstract_html and "41%" in paper.abstract_html
     assert paper.title_html == paper.title  # nothing to typeset in this title
     assert paper.authors == [
-        {"name": "Priya Raman", "name_text": "Priya Raman", "affiliation": ""},
-        {"name": "Tomasz Nowak", "name_text": "Tomasz Nowak", "affiliation": ""},
-        {"name": "Lena Hoffmann", "name_text": "Lena Hoffmann", "affiliation": ""},
+        {"name": name, "name_text": name, "affiliation": "", "affiliation_text": ""}
+        for name in ("Priya Raman", "Tomasz Nowak", "Lena Hoffmann")
     ]
     assert paper.authors_text == "Priya Raman, Tomasz Nowak, Lena Hoffmann"
     assert list(paper.versions.values_list("number", "title")) == [(1, paper.title)]
@@ -193,6 +193,32 @@ def test_empty_feed_records_a_succeeded_run_with_nothing_in_it(cs_dc):
     assert (run.items, run.papers_created, run.listings_created) == (0, 0, 0)
     assert run.date == dt.date(2026, 11, 28)
     assert not Paper.objects.exists() and not Listing.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("title", "message"),
+    [
+        ("Feed error for query: http://rss.arxiv.org/rss/cs.DC", "arXiv answered with an error"),
+        ("Scheduled maintenance", "does not say it is an arXiv listing (“Scheduled maintenance”)"),
+        ("", "does not say it is an arXiv listing (no title)"),
+    ],
+)
+def test_an_itemless_feed_is_an_empty_day_only_when_it_says_it_is_a_listing(
+    cs_dc, tmp_path, title, message
+):
+    saved = tmp_path / "cs.DC.rss"
+    saved.write_bytes(
+        fixture_bytes("rss_empty.xml").replace(
+            b"<title>cs.DC updates on arXiv.org</title>", f"<title>{title}</title>".encode()
+        )
+    )
+
+    with pytest.raises(IngestError, match=re.escape(message)):
+        ingest_category(category=cs_dc, file=saved)
+
+    run = IngestRun.objects.get()
+    assert (run.status, run.date, run.items) == (IngestRun.Status.FAILED, None, 0)
+    assert message in run.error
 
 
 def test_a_failure_midway_writes_nothing_but_a_failed_run(cs_dc, monkeypatch):

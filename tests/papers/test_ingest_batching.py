@@ -241,4 +241,5 @@ def test_copy_stores_exactly_what_bulk_create_stores(cs_dc, monkeypatch):
         "name": "Ana P\\'erez",
         "name_text": "Ana Pérez",
         "affiliation": "",
+        "affiliation_text": "",
     }

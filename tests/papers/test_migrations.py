@@ -44,3 +44,40 @@ def test_old_ingest_runs_get_the_instant_their_day_was_announced():
     assert runs.get(pk=monday.pk).announced_at == dt.datetime(2026, 11, 9, 1, 0, tzinfo=dt.UTC)
     assert runs.get(pk=summer.pk).announced_at == dt.datetime(2026, 7, 1, 0, 0, tzinfo=dt.UTC)
     assert runs.get(pk=undated.pk).announced_at is None
+
+
+def test_a_stored_et_al_author_is_dropped_from_the_byline_and_the_author_index():
+    old = migrate([("papers", "0025_search_index_with_categories")])
+    papers = old.get_model("papers", "Paper").objects
+    byline = [
+        {"name": "B. Aubert", "name_text": "B. Aubert", "affiliation": ""},
+        {"name": "et al", "name_text": "et al", "affiliation": ""},
+    ]
+    cut = papers.create(
+        arxiv_id="0704.0020",
+        title="A collaboration's paper",
+        authors=byline,
+        authors_text="B. Aubert, et al",
+        primary_category="hep-ex",
+    )
+    alone = papers.create(
+        arxiv_id="0704.0021",
+        title="Et Al's own paper",
+        authors=[{"name": "Et Al", "name_text": "Et Al", "affiliation": ""}],
+        authors_text="Et Al",
+        primary_category="hep-ex",
+    )
+    authorship = old.get_model("papers", "Authorship").objects
+    assert authorship.filter(paper_id=cut.pk, name="et al").exists()
+
+    new = migrate([("papers", "0026_paper_fields")])
+    papers = new.get_model("papers", "Paper").objects
+    assert [a["name"] for a in papers.get(pk=cut.pk).authors] == ["B. Aubert"]
+    assert papers.get(pk=cut.pk).authors_text == "B. Aubert"
+    assert papers.get(pk=cut.pk).more_authors and not papers.get(pk=alone.pk).more_authors
+    # A byline of one is a person, whatever their name.
+    assert papers.get(pk=alone.pk).authors_text == "Et Al"
+    # The author index's triggers follow: the byline's "et al" row is gone, the person's stays.
+    authorship = new.get_model("papers", "Authorship").objects
+    assert list(authorship.filter(name="et al").values_list("paper_id", flat=True)) == [alone.pk]
+    assert authorship.filter(paper_id=cut.pk, name="b. aubert").exists()

@@ -10,7 +10,7 @@ from papers.arxiv.api import parse_api
 from papers.arxiv.documents import parse_feed
 from papers.arxiv.errors import FetchError, IngestError
 from papers.arxiv.records import ParsedAuthor
-from papers.arxiv.rss import parse_rss, split_authors
+from papers.arxiv.rss import parse_rss, read_byline, split_authors
 from papers.arxiv.sniffing import detect_format
 from tests.papers.helpers import atom_entry, atom_feed, fixture_bytes
 
@@ -119,10 +119,58 @@ def test_rss_authors_with_affiliations_and_tex_accents():
         ("Anders  Sand\n   (KTH,\n Stockholm)", [("Anders Sand", "KTH, Stockholm")]),
         ("A One (unclosed, X", [("A One", "unclosed, X")]),
         ("", []),
+        # A numbered legend closing the list belongs to every author by number, to none whole.
+        (
+            "A One (1), B Two (1,2) and C Three (3) ((1) Uni X, Leeds, (2) Lab Y,\n (3) Z Inst)",
+            [
+                ("A One", "Uni X, Leeds"),
+                ("B Two", "Uni X, Leeds; Lab Y"),
+                ("C Three", "Z Inst"),
+            ],
+        ),
+        ("A One (a), B Two (b) ((a) Uni X; (b) Lab Y)", [("A One", "Uni X"), ("B Two", "Lab Y")]),
+        ("A One (1 and 2) ((1) Uni X (2)Lab Y)", [("A One", "Uni X; Lab Y")]),
+        (
+            "A One (1,2), B Two (2) (1 Dip. X, Bologna; 2 Via Y 2 - 4, Trieste)",
+            [("A One", "Dip. X, Bologna; Via Y 2 - 4, Trieste"), ("B Two", "Via Y 2 - 4, Trieste")],
+        ),
+        ("A One (1 Main St, 2 Floor)", [("A One", "1 Main St, 2 Floor")]),
+        ("A One (1), B Two (2), ((1) Uni X, (2) Lab Y)", [("A One", "Uni X"), ("B Two", "Lab Y")]),
+        # Without a legend, a number is whatever the authors wrote.
+        ("A One (2) and B Two (Lab (2), Y)", [("A One", "2"), ("B Two", "Lab (2), Y")]),
+        # "et al" ends a byline cut short; it is nobody's name.
+        ("The X Collaboration, B. One, et al", [("The X Collaboration", ""), ("B. One", "")]),
+        ("B. One, et al.", [("B. One", "")]),
+        ("B. One and ET. AL.", [("B. One", "")]),
+        ("B. One (Uni X) et al", [("B. One", "Uni X")]),
+        ("Petal Alvarez, Jet Al", [("Petal Alvarez", ""), ("Jet Al", "")]),
     ],
 )
 def test_split_authors(creator, expected):
     assert [(a.name, a.affiliation) for a in split_authors(creator)] == expected
+
+
+@pytest.mark.parametrize(
+    ("creator", "cut_short"),
+    [
+        ("The X Collaboration, B. One, et al", True),
+        ("B. One et al.", True),
+        ("B. One and C. Two", False),
+        ("et al", False),  # nobody left to be the start of a list
+    ],
+)
+def test_a_byline_ending_in_et_al_says_it_lists_no_more(creator, cut_short):
+    assert read_byline(creator)[1] is cut_short
+
+
+def test_the_api_splits_the_byline_alike_and_et_al_is_no_author():
+    content = fixture_bytes("api_response.xml").replace(
+        b"<name>Lena Hoffmann</name>", b"<name>et al</name>", 1
+    )
+    first = parse_api(content).entries[0]
+    assert [author.name for author in first.authors] == ["Priya Raman", "Tomasz Nowak"]
+    assert first.more_authors
+    assert not parse_api(fixture_bytes("api_response.xml")).entries[0].more_authors
 
 
 def test_channel_date_is_the_new_york_date():

@@ -106,6 +106,46 @@ def test_malformed_feeds_are_not_retried(cs_dc, arxiv_server):
     assert IngestRun.objects.get().status == IngestRun.Status.FAILED
 
 
+def test_arxivs_error_feed_is_not_retried_and_leaves_the_day_to_do(cs_dc, arxiv_server):
+    from accounts.daily import missing_categories
+
+    Category.objects.exclude(pk=cs_dc.pk).update(ingest_enabled=False)
+    queued = timezone.now()
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_error.xml")))
+
+    with pytest.raises(ingest.IngestError, match="arXiv answered with an error feed") as failed:
+        tasks.ingest_category.apply(args=(cs_dc.pk,), throw=True)
+
+    assert not isinstance(failed.value, ingest.FetchError)  # a bad archive stays bad
+    assert "Bad archive 'compsci'" in str(failed.value)
+    assert len(arxiv_server.hits("/rss/cs.DC")) == 1
+    assert IngestRun.objects.get().status == IngestRun.Status.FAILED
+    # Neither the task's "already done" check nor the digests take the day as ingested.
+    assert IngestRun.objects.feed_ingested_since(category=cs_dc, since=queued) is None
+    assert missing_categories(dt.date(2026, 11, 28)) == ["cs.DC"]
+
+    # The empty day's feed, which differs only in its title and description, is a day done.
+    arxiv_server.route("/rss/cs.DC", Reply(200, fixture_bytes("rss_empty.xml")))
+    tasks.ingest_category.apply(args=(cs_dc.pk,), throw=True)
+    assert IngestRun.objects.feed_ingested_since(category=cs_dc, since=queued) is not None
+    assert missing_categories(dt.date(2026, 11, 28)) == []
+
+
+def test_task_retries_a_proxys_text_answer_served_as_200(cs_dc, arxiv_server, eager_retries):
+    arxiv_server.route(
+        "/rss/cs.DC",
+        Reply(200, b"upstream connect error or disconnect/reset before headers\n"),
+        Reply(200, fixture_bytes("rss_new.xml")),
+    )
+
+    result = tasks.ingest_category.apply(args=(cs_dc.pk,))
+
+    assert result.successful(), result.traceback
+    failed, succeeded = IngestRun.objects.order_by("started_at", "pk")
+    assert "(“upstream connect error or disconnect/reset before headers”)" in failed.error
+    assert succeeded.papers_created == 2
+
+
 def held_elsewhere(category: Category, *, seconds: float = 60) -> Lease:
     """Another worker's lease on the category's ingest."""
     return Lease.objects.create(

@@ -297,6 +297,24 @@ def test_paper_page(client, cs_dc):
     assert "Friday 2 October 2026 in cs.DC: new (v1)" in text
 
 
+def test_affiliations_are_plain_text_like_the_names(client, cs_dc):
+    paper = make_paper(authors=["Christian Krattenthaler", 'Thomas M\\"uller'])
+    paper.authors[0]["affiliation"] = 'Universit\\"at Wien'
+    paper.authors[1]["affiliation"] = "Le\\'on University; Zielona G\\'ora"
+    paper.save()
+    authors = Page.of(client.get(paper.get_absolute_url())).one("ul", aria_label="Authors")
+    assert authors.texts("li") == [
+        "Christian Krattenthaler (Universität Wien)",
+        "Thomas Müller (León University; Zielona Góra)",
+    ]
+
+    # A curator's edit of an affiliation shows typeset at once.
+    paper.authors[0]["affiliation"] = 'Technische Universit\\"at Graz'
+    paper.save()
+    authors = Page.of(client.get(paper.get_absolute_url())).one("ul", aria_label="Authors")
+    assert authors.texts("li")[0] == "Christian Krattenthaler (Technische Universität Graz)"
+
+
 def test_archive_lists_categories_with_counts(client, cs_dc):
     make_listed_papers(3, category=cs_dc, date=FRIDAY)
     response = client.get("/archive/cs/")
