@@ -212,7 +212,9 @@ def test_make_run_says_what_each_step_did_then_serves_quietly(embedded_pgdata, t
         text = output.read_text()
         assert run.poll() is None, text
         steps = [line for line in text.splitlines() if re.match(r"\[\d/5\] ", line)]
-        assert [line[:6] for line in steps] == ["[1/5] ", "[2/5] ", "[3/5] ", "[4/5] ", "[5/5] "]
+        # In order (an install that runs says when it starts and when it is done).
+        steps_in_order = list(dict.fromkeys(line[:6] for line in steps))
+        assert steps_in_order == ["[1/5] ", "[2/5] ", "[3/5] ", "[4/5] ", "[5/5] "], text
         assert re.search(r"^\[2/5\] database: .*a new cluster\) in [\d.]+ s$", text, re.M)
         applied = re.search(
             r"^\[3/5\] migrate: (\d+) migration\(s\) applied in [\d.]+ s$", text, re.M
