@@ -696,10 +696,10 @@ def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
             "text": {
                 "summary": f"{'Buying' if buying else 'Selling'} {format_shares(q.shares)}: "
                 f"{'you pay' if buying else 'you receive'} {format_credits(q.total)}",
-                "amount": format_credits(q.amount, places=4),
-                "fee": format_credits(q.fee, places=4),
+                "amount": format_credits(q.amount, exact=True),
+                "fee": format_credits(q.fee, exact=True),
                 "total": format_credits(q.total),
-                "average_price": format_credits(q.average_price, places=4),
+                "average_price": format_credits(q.average_price, exact=True),
                 "price_after": format_credits(q.price_after),
             },
         }
@@ -719,7 +719,7 @@ def _offer(term: Term, *, side: str, shares: int, user) -> dict | None:
     buying = side == Trade.Side.BUY
     verb = "Buy" if buying else "Sell"
     unit = "share" if shares == 1 else "shares"
-    fee = format_credits(q.fee, places=4)
+    fee = format_credits(q.fee, exact=True)
     return {
         "side": side,
         "shares": shares,
@@ -736,7 +736,7 @@ def _offer(term: Term, *, side: str, shares: int, user) -> dict | None:
             # for 9.85 credits", and no aria-label hides what a sighted reader sees.
             "total": format_credits(q.total).removesuffix(" credits"),
             "between": f" {unit} for " if buying else f" {unit}, receive ",
-            "detail": f"{shares} {unit} at {format_credits(q.average_price, places=4)} on "
+            "detail": f"{shares} {unit} at {format_credits(q.average_price, exact=True)} on "
             f"average, fee {fee}: {'you pay' if buying else 'you receive'} "
             f"{format_credits(q.total)}",
         },

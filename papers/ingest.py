@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -571,6 +571,7 @@ def ingest_category(
     enrich: bool | None = None,
     enrich_file: str | Path | None = None,
     once_per_day: bool = False,
+    listed_on: dt.date | None = None,
 ) -> IngestRun:
     """Fetch (or read `file`), parse, enrich and store a category's feed; returns the run
     (with `once_per_day`, the day's earlier run from the same source if there is one:
@@ -581,6 +582,9 @@ def ingest_category(
     never a file, which is read offline; True completes either, and fails the ingest if the API
     cannot be reached, since it was asked for; False never. `enrich_file`: an arXiv API answer
     saved in a file, which completes the feed offline the same way (the bundled sample).
+    `listed_on`: list a one-day feed on this day instead of its own, its papers' submission
+    and update times moved by as many days (the bundled sample, moved to end on today's
+    listing so that a fresh local site looks like a live day: `load_sample`).
 
     Every failure (network, parse, write) leaves a failed `IngestRun` and raises `IngestError`
     (`FetchError` when retrying later may help).
@@ -597,6 +601,8 @@ def ingest_category(
             merge_found(parsed, parse_api(_read(enrich_file)).entries)
         if enrich:
             enrich_or_fail(parsed)
+        if listed_on is not None:
+            _move_day(parsed, to=listed_on)
     except Exception as exc:
         _record_failure(run, exc)
         raise
@@ -605,6 +611,22 @@ def ingest_category(
     return ingest_feed(
         category=category, parsed=parsed, source=source, run=run, once_per_day=once_per_day
     )
+
+
+def _move_day(parsed: ParsedFeed, *, to: dt.date) -> None:
+    if parsed.date is None or any(entry.announced_on for entry in parsed.entries):
+        raise IngestError("Only a feed of one listing day can be listed on another day.")
+    shift = to - parsed.date
+    parsed.date = to
+    parsed.entries = [
+        replace(
+            entry,
+            submitted_at=entry.submitted_at and entry.submitted_at + shift,
+            updated_at=entry.updated_at and entry.updated_at + shift,
+            version_dates={number: at + shift for number, at in entry.version_dates.items()},
+        )
+        for entry in parsed.entries
+    ]
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@
 - ``HEALTH_PORT``, when set, is where the master answers ``/healthz`` from the reports each
   worker writes every second (``peerrevenue.health_port``), on the host of the first bind
   address: the port the load balancer checks, answered however busy the workers are.
+- Each worker is warmed up (``peerrevenue/warmup.py``) before it accepts its first request;
+  with ``--preload``, once in the arbiter before the workers fork.
 """
 
 from __future__ import annotations
@@ -33,31 +35,11 @@ def _health_reports() -> Path | None:
     return Path(directory) if os.environ.get("HEALTH_PORT") and directory else None
 
 
-def when_ready(server) -> None:
-    """In the master, its sockets bound: answer the health port from the workers' reports."""
-    directory = _health_reports()
-    if directory is not None:
-        from peerrevenue import health_port
-
-        health_port.serve(
-            host=_bind_host(server), port=int(os.environ["HEALTH_PORT"]), directory=directory
-        )
-
-
 def post_fork(server, worker) -> None:
     if _health_reports() is not None:
         from peerrevenue import health_port
 
         health_port.close_inherited()
-
-
-def post_worker_init(worker) -> None:
-    """In each worker, once the site is loaded (health's checks use its settings)."""
-    directory = _health_reports()
-    if directory is not None:
-        from peerrevenue import health_port
-
-        health_port.start_reporting(directory)
 
 
 def child_exit(server, worker) -> None:
@@ -88,3 +70,40 @@ def on_starting(server) -> None:
         if path.exists():
             shutil.rmtree(path)
         path.mkdir(parents=True)
+
+
+def when_ready(server) -> None:
+    """In the master, its sockets bound: answer the health port from the workers' reports,
+    and warm the site once when it is preloaded."""
+    directory = _health_reports()
+    if directory is not None:
+        from peerrevenue import health_port
+
+        health_port.serve(
+            host=_bind_host(server), port=int(os.environ["HEALTH_PORT"]), directory=directory
+        )
+    # With --preload (make run) the site is loaded in the arbiter: warm it there once, before
+    # the workers fork, and they start with it all (two workers warming at once would each
+    # import, and on a fresh .venv byte-compile, the same modules on the same cores). Nothing
+    # here opens a database connection, which the forked workers would share.
+    if server.cfg.preload_app:
+        from peerrevenue.warmup import warm
+
+        server.log.info("Site warmed up before the workers fork, in %.1f s", warm())
+
+
+def post_worker_init(worker) -> None:
+    # After the fork, before the worker accepts: its first request is then as quick as the
+    # next (peerrevenue/warmup.py). The heartbeat between steps keeps the arbiter from taking
+    # a slow warm-up on a busy machine for a hung worker.
+    from peerrevenue.warmup import warm
+
+    seconds = warm(tick=worker.notify)
+    worker.log.info("Worker %s warmed up in %.1f s", worker.pid, seconds)
+    # Reports start once the site is loaded (health's checks use its settings), and after the
+    # warm-up, so that a worker still warming is not yet counted as answering.
+    directory = _health_reports()
+    if directory is not None:
+        from peerrevenue import health_port
+
+        health_port.start_reporting(directory)

@@ -3,10 +3,12 @@ from django.urls import include, path
 
 from accounts import saved_search_views
 from peerrevenue.metrics import metrics_view
+from peerrevenue.robots import robots_txt
 
 urlpatterns = [
     # For the operator's Prometheus (peerrevenue/metrics.py).
     path("metrics", metrics_view, name="metrics"),
+    path("robots.txt", robots_txt, name="robots_txt"),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("searches/", saved_search_views.saved_searches, name="saved_searches"),

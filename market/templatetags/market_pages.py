@@ -1,7 +1,7 @@
 """Filters for the market pages: money, signed changes, names that wrap, sanitised Markdown.
 
 Money is written by ``market.units.format_credits``, the one formatter of the site:
-``1,000.00 credits``; ``|money_exact`` gives the four decimals a quote's fee breakdown needs.
+``1,000.00 credits``; ``|money_exact`` gives the up to four decimals a quote's fee breakdown needs.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def money(micro: int | None) -> str:
 
 @register.filter
 def money_exact(micro: int | None) -> str:
-    """Four decimals, for the figures of a quote's fee breakdown only."""
-    return "" if micro is None else format_credits(micro, places=4)
+    """Up to four decimals, for the figures of a quote's fee breakdown only."""
+    return "" if micro is None else format_credits(micro, exact=True)
 
 
 @register.filter
