@@ -9,4 +9,4 @@ RUN pip install --no-cache-dir --upgrade pip && mkdir -p papers market accounts 
 COPY . .
 RUN DJANGO_SECRET_KEY=build-only DJANGO_DEBUG=0 python manage.py collectstatic --no-input -v0
 EXPOSE 8000
-CMD ["gunicorn", "peerrevenue.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]
+CMD ["gunicorn", "-c", "python:peerrevenue.gunicorn_conf", "peerrevenue.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]

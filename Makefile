@@ -6,23 +6,20 @@ PORT ?= 8000
 
 .PHONY: run test test-fast setup lint bench topology
 
-# Reinstall whenever the pinned dependencies change.
+# The test tools, on top of the site's packages; reinstalled whenever the pins change.
 $(BIN)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --editable '.[dev]'
-	touch $@
+	PYTHON=$(PYTHON) bash scripts/install.sh dev
 
-# Without DATABASE_URL the first connection starts the embedded PostgreSQL (.local/pgdata).
-# migrate makes the cache table too (papers/migrations/0011_cache_table.py).
-setup: $(BIN)/.installed
-	$(BIN)/python manage.py migrate --no-input
-	$(BIN)/python manage.py load_sample
+# The local site without serving it: .venv (no test tools), the embedded PostgreSQL
+# (.local/pgdata), migrate (the cache table too: papers/migrations/0011_cache_table.py), the
+# sample. Each step prints what it did and how long it took.
+setup:
+	@PYTHON=$(PYTHON) bash scripts/run.sh --no-serve
 
-# Zero-setup local site: embedded PostgreSQL, eager tasks, the bundled sample listing, served by
-# two gunicorn workers; Ctrl-C stops the site and the embedded server.
-run: setup
-	PORT=$(PORT) bash scripts/run.sh
+# Zero-setup local site: the steps of setup, then two gunicorn workers; eager tasks; Ctrl-C
+# stops the site and the embedded server.
+run:
+	@PYTHON=$(PYTHON) PORT=$(PORT) bash scripts/run.sh
 
 # The whole suite, including the browser tests: on the machine's PostgreSQL and Redis when it
 # has them (CI does), on the embedded PostgreSQL otherwise.

@@ -16,6 +16,7 @@ import logging
 
 from celery import chord, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from django.db.models import Max
 from django.utils import timezone
 
 from papers import leases
@@ -27,18 +28,21 @@ from .digest import send_daily_digests
 logger = logging.getLogger(__name__)
 
 
-def ingested_days(*, category_ids: list[int], since: dt.datetime) -> list[dt.date]:
-    """The announcement days that these categories' ingests since `since` stored."""
-    dates = (
-        IngestRun.objects.filter(
-            category_id__in=category_ids,
-            started_at__gte=since,
-            status=IngestRun.Status.SUCCEEDED,
-            date__isnull=False,
-        )
-        .values_list("date", flat=True)
-        .distinct()
+def ingested_days(
+    *, category_ids: list[int], since: dt.datetime, newest: bool = False
+) -> list[dt.date]:
+    """The announcement days that these categories' ingests since `since` stored; with
+    `newest`, also each category's newest stored day. A day has one run however often it is
+    fetched (`IngestRunQuerySet.ingested_day`): an ingest since `since` that found its day
+    stored by an earlier run (21:30's, fetched again at 23:30) returned that run, which started
+    before `since`, and the day's last attempt must still send what is in."""
+    succeeded = IngestRun.objects.filter(
+        category_id__in=category_ids, status=IngestRun.Status.SUCCEEDED, date__isnull=False
     )
+    dates = set(succeeded.filter(started_at__gte=since).values_list("date", flat=True))
+    if newest:
+        latest = succeeded.values("category_id").annotate(latest=Max("date"))
+        dates |= {row["latest"] for row in latest}
     return sorted(dates)
 
 
@@ -63,7 +67,7 @@ def send_digests_for_days(
     in rather than nothing. Returns how many digests were sent; re-running sends none twice.
     """
     sent = 0
-    for date in ingested_days(category_ids=category_ids, since=since):
+    for date in ingested_days(category_ids=category_ids, since=since, newest=last_attempt):
         missing = missing_categories(date)
         if missing and not last_attempt:
             logger.info("Digests for %s wait for %s", date, ", ".join(missing))

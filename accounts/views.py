@@ -23,6 +23,7 @@ from .limits import (
     too_many_resets,
 )
 from .models import Preferences
+from .welcome import welcome_message
 
 
 def first_page_for_new_user() -> str:
@@ -76,6 +77,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             return render(request, "registration/signup.html", context, status=429)
         if form.is_valid() and (user := form.create_user()) is not None:
             login(request, user, backend="accounts.backends.UserBackend")
+            messages.success(request, welcome_message(username=user.get_username()))
             return redirect(back or first_page_for_new_user())
     return render(request, "registration/signup.html", context)
 

@@ -1,10 +1,13 @@
 """The reader's parts of kept pages, filled per request (``peerrevenue.keep`` holes).
 
-- ``saved`` (argument: a paper's id): the star. For a signed-in reader a small form that saves
-  or unsaves the paper (POST, CSRF, back to this page: no script needed); for anyone else a
-  link to sign in. Both show how many readers saved the paper. Filled under the ``saves`` fact
-  (any save moves it), the reader, their CSRF secret and the page's address, so a fill kept in
-  this process is never another reader's or another page's. One query fills a page's stars.
+- ``saved`` (argument: a paper's id, then ``:replaced`` in a replacement's entry or ``:page``
+  on the paper's own page): the star. For a signed-in reader a small form that saves or
+  unsaves the paper (POST, CSRF, back to this page at the paper's entry, ``#<arxiv id>`` or
+  ``#replaced-<arxiv id>`` as includes/paper_entry.html names it: no script needed); for
+  anyone else a link to sign in that comes back there too. Both show how many readers saved
+  the paper. Filled under the ``saves`` fact (any save moves it), the reader, their CSRF secret
+  and the page's address, so a fill kept in this process is never another reader's or another
+  page's. One query fills a page's stars.
 - ``for-you``: the signed-in front page's section of the reader's stored recommendations, or,
   without any, how to start (or that they are coming) and what is hot this week.
 - ``similar`` (argument: a paper's id): the paper page's similar papers, as the worker stored
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from urllib.parse import quote
 
 from django.core.cache import cache
 from django.http import HttpRequest
@@ -48,7 +52,8 @@ class StarFill:
         return self._token
 
     def prefetch(self, arguments: Iterable[str]) -> None:
-        wanted = [int(a) for a in set(arguments) if a.isdigit() and a not in self.rows]
+        ids = {argument.partition(":")[0] for argument in arguments}
+        wanted = [int(a) for a in ids if a.isdigit() and a not in self.rows]
         if not wanted:
             return
         with replicas.reading_connection().cursor() as cursor:
@@ -62,12 +67,14 @@ class StarFill:
                 self.rows[str(pk)] = (arxiv_id, count, mine)
 
     def __call__(self, argument: str) -> str:
-        if argument not in self.rows:
-            self.prefetch([argument])
-        found = self.rows.get(argument)
+        pk, _, where = argument.partition(":")
+        if pk not in self.rows:
+            self.prefetch([pk])
+        found = self.rows.get(pk)
         if found is None:
             return ""
         arxiv_id, count, mine = found
+        back = self.back + _entry_fragment(arxiv_id, where)
         counted = (
             format_html(' <span class="star__count">{} save{}</span>', count, pluralize(count))
             if count
@@ -78,7 +85,7 @@ class StarFill:
                 '<p class="star"><a class="star__button" href="{}?next={}" title="Sign in to'
                 ' save papers to your library">☆ Save</a>{}</p>',
                 reverse("login"),
-                self.back,
+                quote(back, safe="/"),
                 counted,
             )
         return format_html(
@@ -90,13 +97,21 @@ class StarFill:
             "{}</form>",
             reverse("library:save", args=[arxiv_id]),
             self.token,
-            self.back,
+            back,
             "unsave" if mine else "save",
             "true" if mine else "false",
             "Remove from your library" if mine else "Save to your library",
             "★ Saved" if mine else "☆ Save",
             counted,
         )
+
+
+def _entry_fragment(arxiv_id: str, where: str) -> str:
+    """Where the reader is brought back to after pressing a star: its paper's entry in a list
+    (the browser scrolls there), nothing on the paper's own page (the star is at its top)."""
+    if where == "page":
+        return ""
+    return f"#replaced-{arxiv_id}" if where == "replaced" else f"#{arxiv_id}"
 
 
 def saved_stars(request: HttpRequest) -> tuple[object, Callable[[str], str]]:

@@ -12,7 +12,8 @@ import unicodedata
 from collections.abc import Iterable
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -162,7 +163,13 @@ def set_tags(*, user, paper: Paper, names: Iterable[str]) -> list[Tag]:
     save(user=user, paper=paper)
     tags = [create_tag(user=user, name=name) for name in cleaned.values()]
     saved = SavedPaper.objects.get(user=user, paper=paper)
-    saved.tags.set(tags)
+    with transaction.atomic():
+        # Anew, in the order typed: the links' ids keep it, and the library shows the tags
+        # back in that order (``saved_papers``), not sorted.
+        # (``add`` would insert them in a set's order.)
+        saved.tags.clear()
+        links = SavedPaper.tags.through
+        links.objects.bulk_create(links(savedpaper=saved, tag=tag) for tag in tags)
     _changed(user.pk)
     return tags
 
@@ -177,8 +184,14 @@ def saved_papers(*, user, tag: Tag | None = None, unread: bool = False) -> Query
         rows = rows.filter(tags=tag)
     if unread:
         rows = rows.filter(read_at__isnull=True)
+    # The tags in the order the reader typed them: by the id of their link to the paper (the
+    # prefetch joins the link table under its own name).
+    links = SavedPaper.tags.through._meta.db_table
+    in_typed_order = Tag.objects.order_by(RawSQL(f"{links}.id", ()))  # noqa: S611 - a table name of ours
     return (
-        rows.select_related("paper").prefetch_related("tags").order_by(F("saved_at").desc(), "-id")
+        rows.select_related("paper")
+        .prefetch_related(Prefetch("tags", queryset=in_typed_order))
+        .order_by(F("saved_at").desc(), "-id")
     )
 
 

@@ -92,10 +92,14 @@ def set_tags(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         return refused
     names = request.POST.get("tags", "").split(",")
     try:
-        shelf.set_tags(user=request.user, paper=paper, names=names)
+        tags = shelf.set_tags(user=request.user, paper=paper, names=names)
     except shelf.LibraryError as refusal:
         messages.error(request, str(refusal))
     else:
+        if tags:
+            messages.success(request, f"Tags saved: {', '.join(t.name for t in tags)}.")
+        else:
+            messages.success(request, "Tags removed: the paper stays in your library.")
         _refit_soon(request.user.pk)
     return see_other(back)
 

@@ -65,6 +65,12 @@ def mark_seen(*, user) -> list[Notice]:
     return list(Notice.objects.filter(pk__in=ids).order_by("created_at", "id")) if ids else []
 
 
+def mark_order_told(*, order) -> int:
+    """Mark the untold notices of ``order`` shown: the page that placed it said what they say
+    (its fills at once), and the next page must not say it again. The digest still has them."""
+    return Notice.objects.filter(order=order, seen_at__isnull=True).update(seen_at=timezone.now())
+
+
 def batched_text(notices: list[Notice]) -> str:
     """One message for a batch: the sentences, the newest last."""
     return " ".join(notice.text for notice in notices)

@@ -10,8 +10,10 @@ and the fill's number (``fill_key``), so a fill retried after a lost connection 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, Sum
 
 from .sides import Side
 
@@ -126,4 +128,27 @@ def describe(order: Order, phrase: str) -> str:
     return (
         f"{'Buy' if buying else 'Sell'} up to {format_shares(order.shares)} of “{phrase}” at "
         f"{'most' if buying else 'least'} {format_credits(order.limit_price)} a share"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Filled:
+    """What an order's fills came to: shares, their cost on the curve and the fees (µ¢)."""
+
+    shares: int
+    amount: int
+    fee: int
+
+    @property
+    def average_price(self) -> int:
+        return self.amount // self.shares if self.shares else 0
+
+
+def filled_so_far(order: Order) -> Filled:
+    # From the fill rows (each fill is one trade), so this module need not import the trades'.
+    totals = OrderFill.objects.filter(order=order).aggregate(
+        shares=Sum("trade__shares"), amount=Sum("trade__amount"), fee=Sum("trade__fee")
+    )
+    return Filled(
+        shares=totals["shares"] or 0, amount=totals["amount"] or 0, fee=totals["fee"] or 0
     )

@@ -20,9 +20,9 @@ from peerrevenue.redirects import safe_next
 
 from . import notices, orders, trading
 from .forms import OrderForm
-from .models import Order, Term
-from .order_book import describe
-from .units import format_shares
+from .models import Order, Term, Trade
+from .order_book import describe, filled_so_far
+from .units import format_credits, format_shares
 from .views import TOO_FAST, get_term_or_404
 
 
@@ -39,18 +39,33 @@ def _too_fast(request: HttpRequest) -> bool:
     )
 
 
+def _waits(shares: int) -> str:
+    return f"{format_shares(shares)} {'waits' if shares == 1 else 'wait'}"
+
+
 def placed_message(order: Order, phrase: str) -> str:
+    """What placing ``order`` did, in one message. What filled at once is given as the price
+    a share on the curve and the fee beside it: the price is what the limit bounds, and it
+    visibly held ("at most 1.25 … at 1.25 a share, plus 0.01 fee"), where a total with the fee
+    in it would read as a broken limit."""
     what = describe(order, phrase)
+    if not order.filled:
+        if order.state == Order.State.CANCELLED:
+            return f"{what}: cancelled. {order.reason}"
+        return f"{what}: waiting for the price to reach your limit."
+    done = filled_so_far(order)
+    verb = "bought" if order.side == Trade.Side.BUY else "sold"
+    traded = (
+        f"{verb} {format_shares(done.shares)} at once, at "
+        f"{format_credits(done.average_price, exact=True)} a share"
+        + (" on average" if done.shares > 1 else "")
+        + f", plus a fee of {format_credits(done.fee, exact=True)}"
+    )
     if order.state == Order.State.FILLED:
-        return f"{what}: filled at once, {format_shares(order.filled)}."
+        return f"{what}: filled; {traded}."
     if order.state == Order.State.CANCELLED:
-        return f"{what}: {format_shares(order.filled)} filled, then cancelled. {order.reason}"
-    if order.filled:
-        return (
-            f"{what}: {format_shares(order.filled)} filled at once; "
-            f"{format_shares(order.remaining)} wait for the price."
-        )
-    return f"{what}: waiting for the price to reach your limit."
+        return f"{what}: {traded}, then it was cancelled. {order.reason}"
+    return f"{what}: {traded}; the other {_waits(order.remaining)} for the price."
 
 
 @require_POST
@@ -92,6 +107,8 @@ def place(request: HttpRequest, slug: str) -> HttpResponse:
         messages.info(request, "That order was already placed; it is listed below.")
     else:
         messages.success(request, placed_message(order, term.phrase))
+        # The fills made at once wrote their notices too: this message has told them.
+        notices.mark_order_told(order=order)
     return redirect(term)
 
 

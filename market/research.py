@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 
 from papers.models import Category, Listing, MentionMonth, Paper
+from peerrevenue import replicas
 
 from . import highlighting
 from .models import Term
@@ -158,9 +159,11 @@ def for_term(term: Term, *, today: dt.date | None = None, rates: int = 3) -> Res
     twelve months counted: history may end before today; never the month in progress, which
     is partial); None before anything has been counted. One query: the term's months over all
     categories, and its recent months per category."""
-    table = connection.ops.quote_name(MentionMonth._meta.db_table)
-    categories = connection.ops.quote_name(Category._meta.db_table)
-    with connection.cursor() as cursor:
+    # A reader page's read: from the replica this request reads (the primary may be gone).
+    reading = replicas.reading_connection()
+    table = reading.ops.quote_name(MentionMonth._meta.db_table)
+    categories = reading.ops.quote_name(Category._meta.db_table)
+    with reading.cursor() as cursor:
         cursor.execute(
             f"WITH newest AS (SELECT max(month) AS month FROM {table})"  # noqa: S608 - table names only
             f" SELECT m.month, c.code, m.papers, newest.month FROM newest, {table} AS m"

@@ -34,10 +34,24 @@ _OPAQUE = {"math", "code", "a"}
 SHARED_SECONDS = 7 * 24 * 3600  # entries of an old term set are never read again; let them go
 
 
-def link_terms(markup: str, matcher: Matcher) -> str:
-    """``markup`` with its mentions as links whose titles are price holes."""
+# The most links one text gets, and the most characters of it searched for them. A real
+# abstract has a few dozen mentions in under 2,000 characters; a hostile one (600 kB of nothing
+# but terms) would have tens of thousands, a page of megabytes that takes seconds to build and
+# slows every page it is listed on. Past either bound, the text stays plain.
+MAX_LINKS = 200
+MAX_SEARCHED = 20_000
+
+
+def link_terms(
+    markup: str, matcher: Matcher, *, limit: int = MAX_LINKS, searched: int = MAX_SEARCHED
+) -> str:
+    """``markup`` with its mentions as links whose titles are price holes: the first ``limit``
+    of them, in its first ``searched`` characters of text (cut between words)."""
     out: list[str] = []
     opaque_depth = 0
+    links = 0
+    # A term's link opens the same way each time: its URL is reversed once a text.
+    openings: dict[int, str] = {}
     for token in _TOKEN.findall(markup):
         if token.startswith("<"):
             tag = _TAG.match(token)
@@ -45,23 +59,32 @@ def link_terms(markup: str, matcher: Matcher) -> str:
                 opaque_depth += -1 if tag.group(1) else 1
             out.append(token)
             continue
-        if opaque_depth > 0:
+        if opaque_depth > 0 or links >= limit or searched <= 0:
             out.append(token)
             continue
         text = html.unescape(token)
-        matches = matcher.find_mentions(text)
+        end = len(text)
+        if end > searched:
+            end = max(text.rfind(" ", 0, searched), 0)
+        searched -= end
+        matches = matcher.find_mentions(text[:end])[: limit - links]
         if not matches:
             out.append(token)
             continue
         position = 0
         for match in matches:
+            term = match.term
+            if term.id not in openings:
+                openings[term.id] = (
+                    f'<a class="term" href="{reverse("market:term", args=[term.slug])}"'
+                    f' title="{keep.hole("price", term.id)}">'
+                )
             out.append(html.escape(text[position : match.start], quote=False))
             out.append(
-                f'<a class="term" href="{reverse("market:term", args=[match.term.slug])}"'
-                f' title="{keep.hole("price", match.term.id)}">'
-                f"{html.escape(text[match.start : match.end], quote=False)}</a>"
+                f"{openings[term.id]}{html.escape(text[match.start : match.end], quote=False)}</a>"
             )
             position = match.end
+        links += len(matches)
         out.append(html.escape(text[position:], quote=False))
     return "".join(out)
 

@@ -21,6 +21,9 @@ WIDTH, HEIGHT = 560, 240
 RIGHT, TOP, BOTTOM = 12, 30, 30
 # Phones draw the text at 22 user units (see traders.css); a digit is about 0.56 em wide.
 LABEL_CHAR_WIDTH = 12.5
+# The widest a week's bar is drawn: with a few weeks of data a bar filling its slot (a single
+# week's is the whole plot) reads as a block of colour rather than as one week of several.
+MAX_BAR_WIDTH = 36
 
 
 # Read-only properties, so that frozen dataclasses (networth.WorthPoint) satisfy them.
@@ -182,8 +185,9 @@ def mention_trend_chart(
     listed_week: dt.date | None,
     chart_id: str = "mention-trend",
 ) -> SafeString:
-    """Mentioning papers per week as bars; weeks before the listing are drawn muted and the
-    listing week has a dashed line labelled "listed"."""
+    """Mentioning papers per week as bars, each at most ``MAX_BAR_WIDTH`` wide and labelled at
+    its middle; weeks before the listing are drawn muted and the listing week has a dashed line
+    labelled "listed"."""
     if not weeks:
         raise ValueError("a mention trend needs at least one week")
     counts = [w.papers for w in weeks]
@@ -223,7 +227,7 @@ def mention_trend_chart(
         right=WIDTH - RIGHT,
         css_class="trend-chart__grid",
     )
-    bar_w = max(slot * 0.8, 1)
+    bar_w = min(max(slot * 0.8, 1), MAX_BAR_WIDTH)
     parts.append('<g class="trend-chart__bars">')
     for week in weeks:
         if not week.papers:
@@ -245,7 +249,8 @@ def mention_trend_chart(
         )
     parts.append("</g>")
     end = weeks[-1].week
-    parts += _date_axis(_date_ticks(start, end, unit=7), x, left)
+    # A week's date sits under the middle of its bar, not at the slot's left edge.
+    parts += _date_axis(_date_ticks(start, end, unit=7), lambda week: x(week) + slot / 2, left)
     if listed_week is not None and start <= listed_week <= end:
         lx = _num(x(listed_week))
         near_right, near_left = x(listed_week) > WIDTH - 80, x(listed_week) < 110

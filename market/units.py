@@ -3,7 +3,8 @@ whole shares; every page, message, e-mail and admin list writes them through thi
 
 Credits read one way everywhere: two decimals, thousands separated, "1,000.00 credits". The
 only place that shows more is a quote's fee breakdown, where a fee of a fraction of a cent
-needs the exact figure to four decimals ("0.0515 credits").
+needs the exact figure, to four decimals when it has them ("0.0515 credits"; "986.90" when
+not).
 """
 
 from __future__ import annotations
@@ -18,18 +19,27 @@ _AMOUNT = re.compile(r"([0-9]*)(?:\.([0-9]*))?", re.ASCII)
 _GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?", re.ASCII)
 
 
-def format_credits(micro: int, *, places: int = 2, unit: bool = True, signed: bool = False) -> str:
+def format_credits(
+    micro: int, *, places: int = 2, unit: bool = True, signed: bool = False, exact: bool = False
+) -> str:
     """``1_000_000_000`` → ``"1,000.00 credits"``.
 
-    Rounded half away from zero to ``places`` decimals (2, or 4 in a quote's fee breakdown).
-    ``unit=False`` leaves out " credits" (for a column that names it); ``signed`` writes ``+``
-    before a gain. A loss always has a real minus sign.
+    Rounded half away from zero to ``places`` decimals. ``exact`` (a quote's fee breakdown):
+    up to four decimals, as many as the figure needs and never fewer than two, so that a fee of
+    a fraction of a cent shows ("0.0515") and a round figure reads like every other amount
+    beside it ("986.90", not "986.9000"). ``unit=False`` leaves out " credits" (for a column
+    that names it); ``signed`` writes ``+`` before a gain. A loss always has a real minus sign.
     """
     micro = int(micro)
+    if exact:
+        places = 4
     step = 10 ** (6 - places)
     rounded = (abs(micro) + step // 2) // step
     whole, fraction = divmod(rounded, 10**places)
-    text = f"{whole:,}.{fraction:0{places}d}"
+    digits = f"{fraction:0{places}d}"
+    if exact:
+        digits = digits[:2] + digits[2:].rstrip("0")
+    text = f"{whole:,}.{digits}"
     if micro < 0 and rounded:
         text = MINUS + text
     elif signed and rounded:

@@ -434,6 +434,8 @@ def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
         "term": term,
         "trend_weeks": weeks,
         "trend_listed_week": listed_week,
+        # The legend speaks of pale bars only when some are drawn (mentions before listing).
+        "trend_before_listing": any(w.papers for w in weeks if w.week < listed_week),
         "trend_chart": trend_charts.mention_trend_chart(
             weeks,
             label=f"Papers mentioning “{term.phrase}” each week",
@@ -604,8 +606,13 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
         return _render_quote(request, term, form=form)
     if not form.is_valid():
         return _render_quote(request, term, form=form, status=400)
+    order = form.order()
+    if order["preset"]:
+        # The button chose the side (the portfolio's Buy max sends none, the term page's may
+        # send the other): the form shown under the quote says which.
+        form = QuoteForm(initial={"side": order["side"]})
     try:
-        priced = price_request(term=term, user=request.user, **form.order())
+        priced = price_request(term=term, user=request.user, **order)
     except trading.TradeError as exc:
         return _render_quote(request, term, form=form, error=str(exc), status=409)
     return _render_quote(request, term, form=form, priced=priced)
@@ -631,7 +638,7 @@ def tickers_json(request: HttpRequest) -> JsonResponse:
             "phrase": ticker.phrase,
             "price": format_credits(ticker.price),
             "change": f"{ticker.change_text.replace('-', MINUS)} today",
-            "trend": trend(ticker.change_bp),
+            "trend": trend(ticker.change_bp, "bp"),
             "url": reverse("market:term", args=[ticker.slug]),
         }
         for ticker in current_tickers(request).values()
@@ -690,10 +697,10 @@ def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
             "text": {
                 "summary": f"{'Buying' if buying else 'Selling'} {format_shares(q.shares)}: "
                 f"{'you pay' if buying else 'you receive'} {format_credits(q.total)}",
-                "amount": format_credits(q.amount, places=4),
-                "fee": format_credits(q.fee, places=4),
+                "amount": format_credits(q.amount, exact=True),
+                "fee": format_credits(q.fee, exact=True),
                 "total": format_credits(q.total),
-                "average_price": format_credits(q.average_price, places=4),
+                "average_price": format_credits(q.average_price, exact=True),
                 "price_after": format_credits(q.price_after),
             },
         }
@@ -713,7 +720,7 @@ def _offer(term: Term, *, side: str, shares: int, user) -> dict | None:
     buying = side == Trade.Side.BUY
     verb = "Buy" if buying else "Sell"
     unit = "share" if shares == 1 else "shares"
-    fee = format_credits(q.fee, places=4)
+    fee = format_credits(q.fee, exact=True)
     return {
         "side": side,
         "shares": shares,
@@ -725,12 +732,12 @@ def _offer(term: Term, *, side: str, shares: int, user) -> dict | None:
         "problem": q.problem,
         "text": {
             "button": f"{verb} {shares}",
-            # The button's figure; its accessible name says "credits".
+            # The button's figure; the words between (``between``, then " credits") are there
+            # for screen readers only: its name is its visible text with them, "Buy 3 shares
+            # for 9.85 credits", and no aria-label hides what a sighted reader sees.
             "total": format_credits(q.total).removesuffix(" credits"),
-            "label": f"{verb} {shares} {unit} for {format_credits(q.total)}"
-            if buying
-            else f"{verb} {shares} {unit}, receive {format_credits(q.total)}",
-            "detail": f"{shares} {unit} at {format_credits(q.average_price, places=4)} on "
+            "between": f" {unit} for " if buying else f" {unit}, receive ",
+            "detail": f"{shares} {unit} at {format_credits(q.average_price, exact=True)} on "
             f"average, fee {fee}: {'you pay' if buying else 'you receive'} "
             f"{format_credits(q.total)}",
         },
@@ -754,7 +761,7 @@ def offer_json(request: HttpRequest, slug: str) -> JsonResponse:
         "url": term.get_absolute_url(),
         "price": format_credits(term.price),
         "change": f"{ticker.change_text.replace('-', MINUS)} today" if ticker else "",
-        "trend": trend(ticker.change_bp) if ticker else "flat",
+        "trend": trend(ticker.change_bp, "bp") if ticker else "flat",
         "tradable": term.is_tradable,
         "signed_in": request.user.is_authenticated,
     }

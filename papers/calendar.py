@@ -67,3 +67,22 @@ def is_holiday(day: dt.date) -> bool:
     listing near another holiday is approximate, as every derived listing is.
     """
     return (day.month, day.day) in {(1, 1), (12, 25)} or day == _nth_weekday(day.year, 11, 3, 4)
+
+
+def is_listing_day(day: dt.date) -> bool:
+    """Whether arXiv lists papers on ``day``: a weekday whose announcement evening (the day
+    before; Sunday for Monday) is not a holiday."""
+    evening = day - dt.timedelta(days=1)
+    return day.weekday() < 5 and not (evening.weekday() < 5 and is_holiday(evening))
+
+
+def latest_listing_days(now: dt.datetime, count: int) -> list[dt.date]:
+    """The ``count`` most recent listing days announced by ``now``, oldest first: at 21:00 New
+    York on a Tuesday the last is Wednesday's, announced an hour before."""
+    day = now.astimezone(NEW_YORK).date() + dt.timedelta(days=1)
+    days: list[dt.date] = []
+    while len(days) < count:
+        if is_listing_day(day) and announced_at(day) <= now:
+            days.append(day)
+        day -= dt.timedelta(days=1)
+    return days[::-1]

@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -470,12 +470,21 @@ def _record_failure(run: IngestRun, exc: BaseException) -> None:
     run.save()
 
 
+class _AlreadyStored(Exception):
+    """The feed's day was stored by ``run`` meanwhile: this transaction is rolled back."""
+
+    def __init__(self, run: IngestRun) -> None:
+        super().__init__(run.pk)
+        self.run = run
+
+
 def ingest_feed(
     *,
     category: Category,
     parsed: ParsedFeed,
     source: str,
     run: IngestRun | None = None,
+    once_per_day: bool = False,
 ) -> IngestRun:
     """Store one parsed feed: papers, versions, listings, in ONE transaction.
 
@@ -483,6 +492,11 @@ def ingest_feed(
     (created before the transaction, so it survives the rollback) is marked failed with the
     reason, and `IngestError` is raised. Re-running the same feed creates and changes nothing.
     After the commit, `listings_announced` is sent once per listing date of the feed.
+
+    ``once_per_day`` (the daily pipeline's ingests): if a run from the same ``source`` has
+    stored the feed's day by the time this one would commit, this one's writes are rolled back,
+    its run is deleted and that one returned, so a day has exactly one run however many
+    ingests of it were sent (``ingested_day``).
     """
     if run is None:
         run = IngestRun.objects.create(category=category, source=source[:500], date=parsed.date)
@@ -491,6 +505,15 @@ def ingest_feed(
             raise IngestError(f"The feed is for {parsed.category}, not {category.code}.")
         with transaction.atomic():
             counts, dates = _write(category=category, parsed=parsed)
+            if once_per_day and parsed.date is not None:
+                # Asked last, after the writes: the category's row is then locked in the order
+                # the stamp triggers lock it (papers, then the categories listing them), so two
+                # categories' ingests updating a shared paper cannot deadlock on it.
+                earlier = IngestRun.objects.ingested_day(
+                    category=category, date=parsed.date, source=source
+                )
+                if earlier is not None:
+                    raise _AlreadyStored(earlier)  # rolls this feed's writes back
             run.date = parsed.date or (min(dates) if len(dates) == 1 else run.date)
             run.items = len(parsed.entries)
             run.papers_created = counts.papers_created
@@ -505,6 +528,12 @@ def ingest_feed(
                 # After the commit, so that receivers (the market pays the day's dividends) see
                 # the listings; never for a rolled-back feed.
                 transaction.on_commit(partial(_announce, category=category, date=day))
+    except _AlreadyStored as already:
+        run.delete()
+        logger.info(
+            "Not storing %s %s again: run %d did", category.code, parsed.date, already.run.pk
+        )
+        return already.run
     except Exception as exc:
         if isinstance(exc, IngestError):
             _record_failure(run, exc)
@@ -541,14 +570,21 @@ def ingest_category(
     date: dt.date | None = None,
     enrich: bool | None = None,
     enrich_file: str | Path | None = None,
+    once_per_day: bool = False,
+    listed_on: dt.date | None = None,
 ) -> IngestRun:
-    """Fetch (or read `file`), parse, enrich and store a category's feed; returns the run.
+    """Fetch (or read `file`), parse, enrich and store a category's feed; returns the run
+    (with `once_per_day`, the day's earlier run from the same source if there is one:
+    `ingest_feed`).
 
     `enrich`: None (the default) completes a fetched feed from the arXiv API when it can (a
     nicety: if the API fails, the feed is stored as it is) unless ARXIV_ENRICH is off, and
     never a file, which is read offline; True completes either, and fails the ingest if the API
     cannot be reached, since it was asked for; False never. `enrich_file`: an arXiv API answer
     saved in a file, which completes the feed offline the same way (the bundled sample).
+    `listed_on`: list a one-day feed on this day instead of its own, its papers' submission
+    and update times moved by as many days (the bundled sample, moved to end on today's
+    listing so that a fresh local site looks like a live day: `load_sample`).
 
     Every failure (network, parse, write) leaves a failed `IngestRun` and raises `IngestError`
     (`FetchError` when retrying later may help).
@@ -565,12 +601,32 @@ def ingest_category(
             merge_found(parsed, parse_api(_read(enrich_file)).entries)
         if enrich:
             enrich_or_fail(parsed)
+        if listed_on is not None:
+            _move_day(parsed, to=listed_on)
     except Exception as exc:
         _record_failure(run, exc)
         raise
     if enrich is None and file is None and settings.ARXIV_ENRICH:
         enrich_quietly(parsed)
-    return ingest_feed(category=category, parsed=parsed, source=source, run=run)
+    return ingest_feed(
+        category=category, parsed=parsed, source=source, run=run, once_per_day=once_per_day
+    )
+
+
+def _move_day(parsed: ParsedFeed, *, to: dt.date) -> None:
+    if parsed.date is None or any(entry.announced_on for entry in parsed.entries):
+        raise IngestError("Only a feed of one listing day can be listed on another day.")
+    shift = to - parsed.date
+    parsed.date = to
+    parsed.entries = [
+        replace(
+            entry,
+            submitted_at=entry.submitted_at and entry.submitted_at + shift,
+            updated_at=entry.updated_at and entry.updated_at + shift,
+            version_dates={number: at + shift for number, at in entry.version_dates.items()},
+        )
+        for entry in parsed.entries
+    ]
 
 
 # --------------------------------------------------------------------------------------------

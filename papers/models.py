@@ -754,6 +754,32 @@ class IngestRunQuerySet(models.QuerySet):
             .first()
         )
 
+    def ingested_day(self, *, category: Category, date: dt.date, source: str) -> IngestRun | None:
+        """At the end of the transaction that stored a feed of ``date`` from ``source``, before
+        it records its run: the run that stored that day already, if any; else None, and no
+        other ingest of the category gets past this call until this transaction ends.
+
+        The category's row is locked first (``FOR NO KEY UPDATE``: rows that merely refer to
+        the category, listings and runs, are not held up). Call it after the feed's writes:
+        the stamp triggers lock a category's row when its papers change, also from another
+        category's ingest of a cross-listed paper, so taking it before the papers' locks could
+        deadlock. The lease alone cannot promise one run a day: a holder that stalls past its
+        expiry loses the lease while it still writes, and a run queued after another started
+        ingests again by design. Two ingests of the same feed meet here whatever led them
+        here, and under READ COMMITTED the query after the lock wait sees what the one before
+        committed, on any pooled server connection (the transaction keeps its own)."""
+        Category.objects.select_for_update(no_key=True).filter(pk=category.pk).values("pk").first()
+        return (
+            self.filter(
+                category=category,
+                date=date,
+                source=source[:500],
+                status=IngestRun.Status.SUCCEEDED,
+            )
+            .order_by("started_at")
+            .first()
+        )
+
     def mark_interrupted(self, *, category: Category) -> int:
         """Close the runs a dead worker left "running"; call only while holding the ingest lock,
         when no live run of the category can exist."""

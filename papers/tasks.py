@@ -56,7 +56,10 @@ def ingest_category(self, category_id: int, queued_at: str | None = None) -> int
             logger.info("Not ingesting %s again: run %d did since %s", category.code, done, queued)
             return done
         IngestRun.objects.mark_interrupted(category=category)
-        run = ingest.ingest_category(category=category)
+        # One run a day, kept by the database: the check above misses a run that started
+        # before this task arrived (its queue time is its arrival when no one set it), and a
+        # holder that stalled past its lease's expiry may still be writing the same day.
+        run = ingest.ingest_category(category=category, once_per_day=True)
     return run.pk
 
 

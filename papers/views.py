@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
 from peerrevenue import keep
@@ -24,6 +25,7 @@ from peerrevenue.ratelimit import refuse_if_too_many
 from . import days, entries, search, streams
 from .categories import CS_CATEGORIES
 from .models import Category, Paper, author_page
+from .typesetting import tex_to_text
 
 PAPERS_PER_PAGE = 30
 DEFAULT_CATEGORY = "cs.DC"
@@ -263,7 +265,14 @@ def _paper_piece(*, arxiv_id: str, facts: keep.Facts) -> keep.Piece:
         "subjects": subjects_of(paper),
     }
     paper_html = keep.render_piece("papers/_paper.html", context, facts=facts)
-    return keep.Piece(paper_html, {"title": paper.title_text or paper.title, "paper_id": paper.pk})
+    values = {
+        "title": paper.title_text or paper.title,
+        "paper_id": paper.pk,
+        # The page's <meta name="description">: what a search engine shows under the title.
+        # Only the abstract's start is turned to text: a hostile one can be 600 kB long.
+        "description": Truncator(" ".join(tex_to_text(paper.abstract[:600]).split())).chars(160),
+    }
+    return keep.Piece(paper_html, values)
 
 
 def subjects_of(paper: Paper) -> list[SimpleNamespace]:

@@ -9,6 +9,15 @@ attempt is the one failure that proves nothing was written on that connection in
 
 Per process and in memory on purpose: each process finds out for itself within a second, and
 recovers by itself once the pause is over, with nothing to clear by hand.
+
+A database can also fail after the connection was made: behind a pooler the client's connection
+is to the pooler, which accepts it and then answers the first query with an error of its own
+("server login has been failing", "query_wait_timeout", "no more connections allowed"), or the
+server goes away mid-query (``AdminShutdown``). ``query_failed`` hears of every such failure of
+a query: one that lost the connection pauses the database as a refusal does (the next requests
+of this process need not find out again), and either kind is remembered for the request, so
+that a reader's GET can be answered again from elsewhere (``peerrevenue.replicas``). It is not
+a refusal: something may have been written before it.
 """
 
 from __future__ import annotations
@@ -31,6 +40,8 @@ _down_until: dict[str, float] = {}
 _connected_at: dict[str, float] = {}
 # The aliases that refused a connection during the current request (None outside one).
 _refused: ContextVar[set[str] | None] = ContextVar("refused_connections", default=None)
+# The aliases whose queries failed during the current request (None outside one).
+_failed: ContextVar[set[str] | None] = ContextVar("failed_queries", default=None)
 
 
 def connect_failed(alias: str) -> None:
@@ -38,6 +49,16 @@ def connect_failed(alias: str) -> None:
     refused = _refused.get()
     if refused is not None:
         refused.add(alias)
+
+
+def query_failed(alias: str, *, lost: bool) -> None:
+    """A query on ``alias`` failed as an unreachable database fails; ``lost``: the connection
+    is gone with it (the pooler or the server dropped it, or refused to serve it)."""
+    if lost:
+        _down_until[alias] = time.monotonic() + PAUSE_SECONDS.get(alias, REPLICA_PAUSE_SECONDS)
+    failed = _failed.get()
+    if failed is not None:
+        failed.add(alias)
 
 
 def connected(alias: str) -> None:
@@ -58,12 +79,18 @@ def refused_in_this_request() -> frozenset[str]:
     return frozenset(_refused.get() or ())
 
 
+def failed_in_this_request() -> frozenset[str]:
+    """The aliases that refused a connection or failed a query during the current request."""
+    return frozenset((_refused.get() or set()) | (_failed.get() or set()))
+
+
 @contextmanager
 def request_scope() -> Iterator[None]:
-    token = _refused.set(set())
+    token, failed = _refused.set(set()), _failed.set(set())
     try:
         yield
     finally:
+        _failed.reset(failed)
         _refused.reset(token)
 
 

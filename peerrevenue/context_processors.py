@@ -42,6 +42,7 @@ def _frame_links() -> dict[str, str]:
         "math_css": static("css/math.css"),
         "traders_css": static("css/traders.css"),
         "terms_js": static("js/terms.js"),
+        "place_js": static("js/place.js"),
     }
 
 

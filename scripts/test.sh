@@ -21,4 +21,5 @@ if redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   export REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/0}
 fi
 bash scripts/chromium.sh
+bash scripts/audit_tools.sh
 exec "$BIN/pytest" "$@"

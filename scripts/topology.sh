@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The production shape on this one machine, from Debian packages, then the checks against it.
 #
-#   haproxy (round robin, health checks on /healthz)
+#   haproxy (round robin, health checks on /healthz at each instance's HEALTH_PORT)
 #     ├─ gunicorn web1 (2 workers, its own control socket)  ─┐
 #     └─ gunicorn web2 (2 workers, its own control socket)  ─┤── pgbouncer (transaction) ── primary
 #   celery worker1, worker2 (queues celery,ingest), beat ────┘        reads: replica ───────┘
@@ -75,7 +75,7 @@ write_state() {
   own_by_postgres "$TOPOLOGY_DIR"/{sockets,log}
   chmod 777 "$TOPOLOGY_DIR/log" "$TOPOLOGY_DIR/run"
   read -r PRIMARY_PORT REPLICA_PORT PGBOUNCER_PORT REDIS_PORT WEB1_PORT WEB2_PORT PROXY_PORT ARXIV_PORT \
-    < <(free_ports 8)
+    WEB1_HEALTH_PORT WEB2_HEALTH_PORT < <(free_ports 10)
   local secret="topology-only-secret-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   cat >"$TOPOLOGY_DIR/topology.env" <<EOF
 TOPOLOGY_DIR=$TOPOLOGY_DIR
@@ -85,6 +85,8 @@ PGBOUNCER_PORT=$PGBOUNCER_PORT
 REDIS_PORT=$REDIS_PORT
 WEB1_PORT=$WEB1_PORT
 WEB2_PORT=$WEB2_PORT
+WEB1_HEALTH_PORT=$WEB1_HEALTH_PORT
+WEB2_HEALTH_PORT=$WEB2_HEALTH_PORT
 PROXY_PORT=$PROXY_PORT
 ARXIV_PORT=$ARXIV_PORT
 PRIMARY_URL=postgres://postgres@127.0.0.1:$PRIMARY_PORT/peerrevenue
@@ -94,6 +96,8 @@ REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0
 PROXY_URL=http://127.0.0.1:$PROXY_PORT
 WEB1_URL=http://127.0.0.1:$WEB1_PORT
 WEB2_URL=http://127.0.0.1:$WEB2_PORT
+WEB1_HEALTH_URL=http://127.0.0.1:$WEB1_HEALTH_PORT
+WEB2_HEALTH_URL=http://127.0.0.1:$WEB2_HEALTH_PORT
 ARXIV_URL=http://127.0.0.1:$ARXIV_PORT
 SECRET_KEY=$secret
 EOF
@@ -303,10 +307,11 @@ prepare_database() {
 }
 
 # Two instances on one host: each needs its own control socket (gunicorn 23+), or the second
-# overwrites the first's.
+# overwrites the first's, and its own health port (where haproxy checks it).
 start_web() {
-  local n=$1 port_var="WEB$1_PORT"
-  spawn "web$n" "${APP_ENV[@]}" "$BIN/gunicorn" peerrevenue.wsgi \
+  local n=$1 port_var="WEB$1_PORT" health_var="WEB$1_HEALTH_PORT"
+  spawn "web$n" "${APP_ENV[@]}" HEALTH_PORT="${!health_var}" \
+    "$BIN/gunicorn" -c python:peerrevenue.gunicorn_conf peerrevenue.wsgi \
     --bind "127.0.0.1:${!port_var}" --workers 2 --timeout 30 \
     --control-socket "$TOPOLOGY_DIR/run/gunicorn-web$n.ctl" \
     --access-logfile "$TOPOLOGY_DIR/log/web$n.access.log" \
@@ -366,13 +371,15 @@ backend web
     balance roundrobin
     # Every second; two failures take an instance out, two successes bring it back.
     option httpchk
-    http-check send meth GET uri $health ver HTTP/1.1 hdr Host 127.0.0.1 hdr X-Forwarded-Proto https
+    http-check send meth GET uri $health ver HTTP/1.1 hdr Host 127.0.0.1
     http-check expect status 200
     default-server inter 1s fall 2 rise 2
     # A cold instance's first answer can take a second or two on this shared machine.
     timeout check 5s
-    server web1 127.0.0.1:$WEB1_PORT check
-    server web2 127.0.0.1:$WEB2_PORT check
+    # Checked on each instance's health port: answered by gunicorn's master from its workers'
+    # own checks, at once however busy the workers are (peerrevenue/health_port.py).
+    server web1 127.0.0.1:$WEB1_PORT check port $WEB1_HEALTH_PORT
+    server web2 127.0.0.1:$WEB2_PORT check port $WEB2_HEALTH_PORT
 EOF
 }
 

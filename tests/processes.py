@@ -216,7 +216,9 @@ class PrivatePgbouncer:
         pool_size: int = 3,
         server_host: str = "127.0.0.1",
         server_port: int = 5432,
+        extra: dict[str, str] | None = None,
     ) -> None:
+        """``extra``: more ``[pgbouncer]`` settings, e.g. production's short timeouts."""
         executable = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
         if not Path(executable).exists():
             raise RuntimeError("pgbouncer is not installed (scripts/services.sh installs it)")
@@ -247,6 +249,7 @@ class PrivatePgbouncer:
             # Clients connect with these; pgbouncer 1.18 refuses unknown startup parameters.
             "ignore_startup_parameters = extra_float_digits,options\n"
             f"logfile = {self.directory / 'pgbouncer.log'}\n"
+            + "".join(f"{name} = {value}\n" for name, value in (extra or {}).items())
         )
         self.command.append(str(self.config))
 

@@ -4,11 +4,14 @@ gunicorn workers share, so that a curator's change shows on every worker at once
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -182,3 +185,68 @@ def test_admin_changes_show_on_both_workers_at_once(settings, cs_dc, curator, tm
         assert len(workers_in(log, "/list/cs.DC/")) == 2, "both workers answered"
     finally:
         stop_process(server)
+
+
+def test_make_run_says_what_each_step_did_then_serves_quietly(embedded_pgdata, tmp_path):
+    """`make run` (scripts/run.sh) on an empty database: a line per step with its figures, both
+    workers warmed before the site is said to be up, no line per eager task, no kombu warning,
+    and Ctrl-C stops the site and the embedded server."""
+    port = free_port()
+    output = tmp_path / "run.out"
+    env = local_env(EMBEDDED_PGDATA=str(embedded_pgdata), PORT=str(port))
+    with output.open("wb") as sink:
+        run = subprocess.Popen(
+            ["bash", "scripts/run.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C reaches the terminal's whole process group
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while "[5/5] serve" not in output.read_text() and run.poll() is None:
+            assert time.monotonic() < deadline, output.read_text()
+            time.sleep(0.5)
+        text = output.read_text()
+        assert run.poll() is None, text
+        steps = [line for line in text.splitlines() if re.match(r"\[\d/5\] ", line)]
+        # In order (an install that runs says when it starts and when it is done).
+        steps_in_order = list(dict.fromkeys(line[:6] for line in steps))
+        assert steps_in_order == ["[1/5] ", "[2/5] ", "[3/5] ", "[4/5] ", "[5/5] "], text
+        assert re.search(r"^\[2/5\] database: .*a new cluster\) in [\d.]+ s$", text, re.M)
+        applied = re.search(
+            r"^\[3/5\] migrate: (\d+) migration\(s\) applied in [\d.]+ s$", text, re.M
+        )
+        assert applied and int(applied[1]) > 50, text
+        assert re.search(
+            r"^\[4/5\] sample: \d+ papers over 3 listing days .* in [\d.]+ s$", text, re.M
+        )
+        assert f"[5/5] serve: Peer Revenue is at {base}/ (ready in " in text
+
+        assert requests.get(base + "/list/cs.DC/", timeout=10).status_code == 200
+        robots = requests.get(base + "/robots.txt", timeout=10)
+        assert robots.status_code == 200 and "Disallow: /admin/" in robots.text
+        # Warmed once before the fork; then each worker says it is ready (the second may do so
+        # after the first answered).
+        while output.read_text().count("warmed up") < 3:
+            assert time.monotonic() < deadline, output.read_text()
+            time.sleep(0.2)
+        text = output.read_text()
+        assert "Site warmed up before the workers fork" in text
+        assert "celery.app.trace" not in text and "succeeded in" not in text
+        assert "No hostname was supplied" not in text
+        assert " 404 " not in text and "Traceback" not in text
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGINT)
+        run.wait(timeout=60)
+    status = subprocess.run(
+        [sys.executable, "-m", "peerrevenue.embedded_db", "status"],
+        cwd=ROOT,
+        env=local_env(EMBEDDED_PGDATA=str(embedded_pgdata)),
+        capture_output=True,
+        text=True,
+    )
+    assert status.stdout.strip() == "stopped"

@@ -5,6 +5,7 @@ other instance, and with the primary stopped the site reads on and refuses write
 
 from __future__ import annotations
 
+import collections
 import re
 import subprocess
 import sys
@@ -14,11 +15,13 @@ import uuid
 
 import psycopg
 import pytest
+import redis
 
 from tests.conftest import PASSWORD
 from tests.processes import (
     ROOT,
     HttpsClient,
+    PrivatePgbouncer,
     PrivatePostgres,
     PrivateRedis,
     collect_static,
@@ -99,7 +102,13 @@ def topology(tmp_path_factory):
             bases.append(f"http://127.0.0.1:{port}")
         for base in bases:
             wait_for(base + "/market/rules/", timeout=60)
-        yield {"primary": primary, "replica": replica, "bases": bases, "tmp": tmp}
+        yield {
+            "primary": primary,
+            "replica": replica,
+            "bases": bases,
+            "tmp": tmp,
+            "redis": cache_server.url,
+        }
     finally:
         for server in servers:
             stop_process(server)
@@ -304,3 +313,109 @@ def test_primary_stopped_for_ten_seconds_reads_on_and_refuses_trades_politely(to
     assert health.json()["database"].startswith("down")
     # The notice goes once the primary is back.
     assert PAUSED not in HttpsClient(base_b).get("/list/cs.DC/").text
+
+
+PRODUCTION_POOLER = {
+    "server_login_retry": "1",
+    "server_connect_timeout": "2",
+    "query_wait_timeout": "5",
+}
+
+
+@pytest.fixture(scope="module")
+def pooled(topology):
+    """One more instance of the same site, its primary behind a pgbouncer in transaction mode
+    (as in production): its connections are to the pooler, which stays up when the primary
+    stops and answers queries with errors of its own ("server login has been failing")."""
+    bouncer = PrivatePgbouncer(
+        database="peerrevenue",
+        server_port=topology["primary"].port,
+        # deploy/pgbouncer/pgbouncer.ini's timeouts: a stopped primary is told at once.
+        extra=PRODUCTION_POOLER,
+    )
+    bouncer.start()
+    tmp = topology["tmp"]
+    env = production_environment(
+        database_url=bouncer.url,
+        REDIS_URL=topology["redis"],
+        DATABASE_POOLER="transaction",
+        DATABASE_REPLICA_URL=topology["replica"].url(),
+    )
+    port = free_port()
+    server = start_gunicorn(
+        env=env,
+        port=port,
+        workers=2,
+        output=tmp / "gunicorn-pooled.log",
+        control_socket=tmp / "gunicorn-pooled.ctl",
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(base + "/market/rules/", timeout=60)
+        yield {"base": base, "bouncer": bouncer, "output": tmp / "gunicorn-pooled.log"}
+    finally:
+        stop_process(server)
+        bouncer.remove()
+
+
+def test_behind_a_pooler_readers_get_the_replica_from_the_first_request_the_primary_is_gone(
+    topology, pooled
+):
+    base = pooled["base"]
+    reader = HttpsClient(base)
+    reader.log_in("rosalind", PASSWORD)
+    readers = [(HttpsClient(base), "anonymous") for _ in range(3)] + [(reader, "signed-in")]
+    # Every worker has its connections (to the pooler, and through it to the primary) open.
+    # The term page is left for the outage: rendered for the first time then, every read of
+    # it (its research too) must come from the replica.
+    for client, _ in readers:
+        for path in READER_PAGES:
+            if path != "/market/quorum/":
+                assert client.get(path).status_code == 200
+    time.sleep(1.5)  # the sign-in replayed
+    rows: list[tuple[int, str, str, int, bool]] = []  # (outage, who, path, status, notice)
+    lock = threading.Lock()
+
+    def read(client: HttpsClient, who: str, outage: int, until: float) -> None:
+        turn = 0
+        while time.monotonic() < until:
+            path = READER_PAGES[turn % len(READER_PAGES)]
+            turn += 1
+            response = client.get(path)
+            with lock:
+                rows.append((outage, who, path, response.status_code, PAUSED in response.text))
+
+    for outage in range(3):
+        redis.Redis.from_url(topology["redis"]).flushdb()  # nothing kept by the other instances
+        topology["primary"].stop()
+        # From the very first request after the stop: no worker has learned it yet.
+        until = time.monotonic() + 4
+        threads = [
+            threading.Thread(target=read, args=(client, who, outage, until))
+            for client, who in readers
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        topology["primary"].start()
+        # Back to normal (no notice) before the next outage, without a restart.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            page = HttpsClient(base).get("/market/")
+            if page.status_code == 200 and PAUSED not in page.text:
+                break
+            time.sleep(0.3)
+        else:
+            raise AssertionError("the notice stayed after the primary came back")
+
+    statuses = collections.Counter(status for _, _, _, status, _ in rows)
+    print(f"\nPrimary stopped behind pgbouncer, 3 times: {len(rows)} reader GETs, {statuses}")
+    assert len(rows) > 30
+    wrong = [row for row in rows if row[3] != 200]
+    assert not wrong, (wrong[:10], pooled["output"].read_text()[-3000:])
+    # The primary was found gone each time (a page that never asks it anything is the
+    # replica's already, and rightly shows no notice until the process learns it).
+    assert all(any(row[4] for row in rows if row[0] == outage) for outage in range(3))
+    # Through the pooler, as in production: its own errors were what the site saw.
+    assert "server_login_retry" in pooled["bouncer"].log()

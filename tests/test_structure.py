@@ -33,6 +33,9 @@ TOO_LONG_FOR_NOW = {
     "market.views": "split into view modules by concept on another branch today",
     "papers.models": "split into a models package by concept on another branch today",
     "tests.market.test_views": "split one module per view module, with market/views.py",
+    # Grew past the limit in the merge of 'newcomer' (719 lines); ingest is being edited on
+    # another branch today, so it is split after that lands, not under it.
+    "papers.ingest": "grown past the limit today while another branch edits it",
 }
 
 # Private names a module may still read from another, each with why.

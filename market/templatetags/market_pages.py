@@ -1,16 +1,18 @@
-"""Filters for the market pages: money, signed changes and sanitised Markdown.
+"""Filters for the market pages: money, signed changes, names that wrap, sanitised Markdown.
 
 Money is written by ``market.units.format_credits``, the one formatter of the site:
-``1,000.00 credits``; ``|money_exact`` gives the four decimals a quote's fee breakdown needs.
+``1,000.00 credits``; ``|money_exact`` gives the up to four decimals a quote's fee breakdown needs.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 
 import markdown as markdown_lib
 import nh3
 from django import template
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from ..units import MINUS, format_credits
@@ -25,8 +27,8 @@ def money(micro: int | None) -> str:
 
 @register.filter
 def money_exact(micro: int | None) -> str:
-    """Four decimals, for the figures of a quote's fee breakdown only."""
-    return "" if micro is None else format_credits(micro, places=4)
+    """Up to four decimals, for the figures of a quote's fee breakdown only."""
+    return "" if micro is None else format_credits(micro, exact=True)
 
 
 @register.filter
@@ -64,6 +66,18 @@ def trend(value: int | None, unit: str = "money") -> str:
     if not value or abs(value) * 2 < step:  # rounds half away from zero, as it is written
         return "flat"
     return "up" if value > 0 else "down"
+
+
+# Where a user name may wrap in a narrow column: after the separators names are made of
+# ("rhea_with_a_long_name", "ada.lovelace@example.org"); a hyphen is one already.
+_NAME_BREAKS = re.compile(r"(?<=[._@+])(?=.)")
+
+
+@register.filter
+def breakable(name: str) -> SafeString:
+    """``name`` escaped, with a ``<wbr>`` after each ``.``, ``_``, ``@`` and ``+`` inside it: a
+    long name wraps between its parts rather than in the middle of a word."""
+    return mark_safe("<wbr>".join(escape(part) for part in _NAME_BREAKS.split(str(name))))  # noqa: S308 - every part is escaped
 
 
 # Markdown ---------------------------------------------------------------------------------

@@ -15,13 +15,18 @@ changes.
 Guiding rules
 -------------
 * Never raise and never silently drop text: anything not understood (an unknown macro, a formula
-  latex2mathml cannot convert, unbalanced delimiters) is shown as its TeX source.
+  latex2mathml cannot convert) is shown as its TeX source, a formula once and whole, never as
+  converted symbols among leftover markup.
+* A ``$`` is maths only where it pairs with another as a formula, or where an author left one
+  sign of a formula out; a ``$`` in a text with no formula is money and stays as written.
 * A bare ``%`` is a percent sign, never a comment (abstracts are not TeX files).
 * Whatever the input, the HTML passes through an allowlist sanitiser (:func:`sanitize`).
 
 The modules, in the order the text flows through them:
 
-* :mod:`.textmode` scans the TeX into a node tree (:mod:`.nodes`), deciding what is maths;
+* :mod:`.formulas` decides where the formulas are: which dollars pair, which are money or
+  stray, and maths written without dollars;
+* :mod:`.textmode` scans the TeX into a node tree (:mod:`.nodes`), emitting those formulas;
 * :mod:`.symbols` asks pylatexenc's latex2text what each macro stands for (accents, letters,
   symbols), in text and in maths alike;
 * :mod:`.mathml` turns each formula into MathML (latex2mathml), :mod:`.mathtext` into plain
@@ -37,4 +42,4 @@ __all__ = ["TYPESETTER_VERSION", "sanitize", "tex_to_html", "tex_to_text"]
 
 #: Bump whenever the HTML or text produced for some input changes, so stored renderings
 #: can be found and regenerated.
-TYPESETTER_VERSION: int = 3
+TYPESETTER_VERSION: int = 4

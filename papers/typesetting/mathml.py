@@ -64,6 +64,27 @@ _MATH_PRE |= {name: _as_text(name) for name in ("AA", "arcsec", "arcmin", "farcs
 _MATH_PRE_RE = re.compile(r"\\(" + "|".join(_MATH_PRE) + r")(?![A-Za-z])")
 # \textsc in maths ("\mathrm{H\,\textsc{i}}" for neutral hydrogen): capitals are the closest
 # plain-text rendering of small capitals.
+# "\cal{O}(\alpha_s)": an old font switch written like a command; latex2mathml applies the
+# switch to the rest of the formula (a script "s"), the author meant it for the braces only.
+_OLD_FONT_CALL = re.compile(r"\\(cal|bf|rm|it|sf|tt)\s*\{")
+# Equation numbering is never shown.
+_LABEL = re.compile(
+    r"\\(?:label\s*\{[^{}]*\}|tag\*?\s*\{[^{}]*\}|nonumber(?![A-Za-z])|notag(?![A-Za-z]))"
+)
+# A % before a line break is a TeX comment, as in an equation an author wrapped by hand; any
+# other % in a formula is a percent sign.
+_COMMENT = re.compile(r"(?<!\\)%[^\n]*\n")
+_ASCII_WS = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def formula_body(tex: str) -> str:
+    """A formula's TeX as :func:`convert_math` takes it: comments out, whitespace collapsed
+    (it is insignificant in maths, and the collapsed form makes a better cache key)."""
+    if "%" in tex:
+        tex = _COMMENT.sub("", tex)
+    return _ASCII_WS.sub(" ", tex).strip()
+
+
 _MATH_TEXTSC = re.compile(r"\\textsc\s*\{([^{}\\]*)\}")
 
 
@@ -182,6 +203,11 @@ def _fix_token(el: Element, parent_tag: str, index: int) -> None:
     el.text = text
 
 
+def _is_operator_name(el: Element) -> bool:
+    text = el.text or ""
+    return el.tag == "mi" and len(text) > 1 and text.isalpha()
+
+
 def _fix_children(el: Element) -> None:
     """Sibling-level repairs: prescripts and digit groups."""
     children = list(el)
@@ -231,7 +257,12 @@ def _fix_children(el: Element) -> None:
             i += 2
             changed = True
             continue
-        operator_name = ch.tag == "mi" and len(ch.text or "") > 1 and (ch.text or "").isalpha()
+        # Never inside an element with a fixed number of children: in \log^2 n the <msup>
+        # holds "log" and "2" only, and the spacing goes around the <msup> itself.
+        operator_name = el.tag not in _ARITY and (
+            _is_operator_name(ch)
+            or (ch.tag in _SCRIPT_TAGS and len(ch) > 0 and _is_operator_name(ch[0]))
+        )
         # n \log n: TeX puts thin spaces around an operator name next to ordinary symbols;
         # browsers draw adjacent <mi>s touching ("nlogn").
         if operator_name and new and new[-1].tag not in ("mo", "mspace"):
@@ -303,6 +334,9 @@ def convert_math(tex: str, display: bool) -> str | None:
     prepared = tex
     if "\\" in prepared:
         prepared = _MATH_PRE_RE.sub(lambda m: _MATH_PRE[m.group(1)], prepared)
+        prepared = symbols.angle_brackets(prepared)
+        prepared = _LABEL.sub("", prepared)
+        prepared = _OLD_FONT_CALL.sub(r"\\math\1{", prepared)
         prepared = _MATH_TEXTSC.sub(lambda m: "\\text{" + m.group(1).upper() + "}", prepared)
     try:
         root = convert_to_element(prepared, display="block" if display else "inline")

@@ -85,7 +85,7 @@ def _script_text(m: re.Match[str]) -> str:
 def math_text(tex: str) -> str:
     """Readable Unicode for a formula: symbols and simple scripts converted, the rest kept as
     TeX source (without the $ delimiters)."""
-    text = _ASCII_WS.sub(" ", tex).strip()
+    text = symbols.angle_brackets(_ASCII_WS.sub(" ", tex).strip())
     text = _MATH_BB.sub(lambda m: symbols.fragment(m.group()), text)
     text = _MATH_SIZING.sub("", text)
     text = _MATH_BRACED_OP.sub(lambda m: m.group(0) if m.group(1) else m.group(2), text)

@@ -7,7 +7,7 @@ import logging
 import re
 import unicodedata
 
-from .mathml import convert_math
+from .mathml import convert_math, formula_body
 from .mathtext import math_text
 from .nodes import PAR, Link, Math, Node, Styled, Text
 from .sanitising import sanitize
@@ -23,8 +23,7 @@ _SAFE_URL = re.compile(r"https?://[^\s<>\"\\^`{|}\x00-\x1f\x7f]+\Z", re.I)
 
 
 def _math_html(node: Math) -> str:
-    tex = _ASCII_WS.sub(" ", node.tex).strip()
-    converted = convert_math(tex, node.display)
+    converted = convert_math(formula_body(node.tex), node.display)
     if converted is None:
         return '<code class="tex">' + html.escape(node.source, quote=False) + "</code>"
     return converted
@@ -82,9 +81,11 @@ def tex_to_html(source: str, *, paragraphs: bool = True) -> str:
     * Text-mode TeX (accents, ``\\emph``/``\\textbf``/…, dashes, quotes, ``~``, escaped
       specials, ``\\url``/``\\href``) becomes Unicode text and ``em``/``strong``/``code``/
       ``span.smallcaps``/``a`` markup.  Unknown macros are shown as their source.
-    * Maths (``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``) becomes ``<math>`` (MathML Core,
-      ``display="block"`` for display maths) with the TeX kept in an ``annotation``; a formula
-      that cannot be converted is shown as ``<code class="tex">`` holding its source.
+    * Maths (``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``, a display environment, a formula
+      with one of its dollars missing, scripts written without dollars: see :mod:`.formulas`)
+      becomes ``<math>`` (MathML Core, ``display="block"`` for display maths) with the TeX kept
+      in an ``annotation``; a formula that cannot be converted is shown as
+      ``<code class="tex">`` holding its source.
     * Paragraphs: the result is wrapped in ``<p>`` elements **only** when the source has more
       than one non-empty paragraph (a newline followed by indentation, arXiv's "\\n  ", or a
       blank line).  Otherwise it is inline HTML that can go inside ``<h1>``/``<a>``.  Pass

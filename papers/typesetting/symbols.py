@@ -19,6 +19,7 @@ repeats it.
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from typing import NamedTuple
 
@@ -114,3 +115,16 @@ def fragment(tex: str) -> str:
     """pylatexenc's text for a small fragment with no ``%`` and no ``$``: a dash run, TeX's
     quotes, ``~``, or ``\\mathbb{R}``."""
     return _LATEX2TEXT.latex_to_text(tex)
+
+
+# \la and \ra together are angle brackets, <r^2>, an abbreviation common in hep papers (AASTeX's
+# lone \la is "less than about", which is left alone).
+_LA = re.compile(r"\\la(?![A-Za-z])")
+_RA = re.compile(r"\\ra(?![A-Za-z])")
+
+
+def angle_brackets(tex: str) -> str:
+    """A formula with both ``\\la`` and ``\\ra`` written with ``\\langle`` and ``\\rangle``."""
+    if "\\la" in tex and _LA.search(tex) and _RA.search(tex):
+        return _RA.sub(r"\\rangle", _LA.sub(r"\\langle", tex))
+    return tex

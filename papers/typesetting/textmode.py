@@ -5,22 +5,9 @@ scanner is forgiving: anything not understood stays as its source, and a bare ``
 sign, never a comment (abstracts are not TeX files).  What a macro stands for (``\\"o``, ``\\ss``,
 ``\\ldots``) is pylatexenc's answer (:mod:`.symbols`); markup, links, maths and dollars are ours.
 
-Currency heuristic
-------------------
-A single ``$`` opens inline maths only if all of the following hold; otherwise it is a literal
-dollar sign (``\\$`` is always a literal dollar sign):
-
-1. it is not a currency prefix: a letter right before it and a digit right after it
-   (``US$5``, ``A$ 10``); ``H$\\alpha$`` and ``M$_\\odot$`` are maths;
-2. a closing ``$`` exists in the same paragraph and the formula between them is not blank;
-3. if the text after the opening ``$`` starts with a digit (``$5 …``, i.e. it *could* be money),
-   the span up to the closing ``$`` must look like a formula rather than prose: the closing
-   ``$`` is not directly followed by a digit (``$5 and $10``), the span does not end in
-   whitespace (``$5 or $x$``), contains no sentence end (``. ``, ``; ``, ``! ``, ``? ``) and no
-   two consecutive plain words (``$5 million and $``).
-
-So ``$5$``, ``$10^{3}$``, ``$3\\times 10^5$`` are maths, while ``$5 million``, ``US$5``,
-``between $5 and $10`` and ``$5 and $x$`` (only ``$x$`` is maths) keep their dollars.
+Which ``$`` signs delimit maths (and which are money, or a sign an author left unbalanced) is
+decided for the whole text before scanning, by :mod:`.formulas`; the scanner emits the formulas
+it planned.  A line break inside a formula is part of it, not a paragraph break.
 """
 
 from __future__ import annotations
@@ -29,6 +16,7 @@ import re
 import unicodedata
 
 from . import symbols
+from .formulas import plan
 from .nodes import PAR, Link, Math, Node, Styled, Text
 
 # ---------------------------------------------------------------------------------------------
@@ -83,13 +71,11 @@ _SPECIAL_TEXT |= {"`": "‘", "'": "’"}
 # Bare URLs; trailing sentence punctuation is not part of the URL.
 _URL = re.compile(r"https?://[^\s<>\"{}\\$^`|]*[^\s<>\"{}\\$^`|.,;:!?)\]'’”]")
 _URL_ESCAPES = re.compile(r"\\([_%#&~$])")
-_INLINE_BODY = re.compile(r"((?:[^$\\]|\\.)*)\$", re.S)
-_DISPLAY_BODY = re.compile(r"((?:[^$\\]|\\.|\$(?!\$))*)\$\$", re.S)
-_PAREN_BODY = re.compile(r"((?:[^\\]|\\[^)])*)\\\)", re.S)
-_BRACKET_BODY = re.compile(r"((?:[^\\]|\\[^\]])*)\\\]", re.S)
-_DIGIT_LED = re.compile(r"\s*[0-9]")
-_SENTENCE_END = re.compile(r"[.;!?]\s")
-_TWO_WORDS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}\s+[A-Za-z]{2,}")
+
+
+def _bears_accent(text: str, combining: str) -> bool:
+    # \not strikes out a relation (\not\mid is ∤); other accents sit on letters.
+    return len(text) == 1 and (text.isalpha() or (combining == "\u0338" and not text.isspace()))
 
 
 def _apply_accent(text: str, combining: str) -> str:
@@ -100,18 +86,6 @@ def _apply_accent(text: str, combining: str) -> str:
     return unicodedata.normalize("NFC", base + combining) + text[1:]
 
 
-def _is_currency(body: str, following: str) -> bool:
-    """Rule 3 of the currency heuristic in the module docstring."""
-    if not _DIGIT_LED.match(body):
-        return False
-    return (
-        following.isdigit()
-        or body[-1].isspace()
-        or _SENTENCE_END.search(body) is not None
-        or _TWO_WORDS.search(body) is not None
-    )
-
-
 class _Parser:
     """Recursive-descent scanner from TeX source to a small node tree.
 
@@ -119,13 +93,20 @@ class _Parser:
     consumed by a single regex match, which keeps the Python-level loop short.
     """
 
-    __slots__ = ("src", "pos", "n", "paragraphs")
+    __slots__ = ("src", "pos", "n", "paragraphs", "formulas", "glued", "next_glued")
 
     def __init__(self, src: str, paragraphs: bool) -> None:
         self.src = src
         self.pos = 0
         self.n = len(src)
         self.paragraphs = paragraphs
+        self.formulas = plan(src)
+        # Formulas that do not start at a "$" (\(, an environment, maths missing its opening
+        # sign or written with none): the scanner must stop there even inside a run of text.
+        self.glued = sorted(start for start in self.formulas if src[start] != "$")
+        self.glued.append(self.n)
+        self.glued.reverse()  # popped from the end, nearest first
+        self.next_glued = self.glued.pop()
 
     def parse(self) -> list[Node]:
         nodes: list[Node] = []
@@ -141,7 +122,15 @@ class _Parser:
         src = self.src
         n = self.n
         while self.pos < n:
-            m = _PLAIN.match(src, self.pos)
+            if self.next_glued <= self.pos:
+                if self.next_glued == self.pos:
+                    self._formula(out)
+                    continue
+                # Passed inside something consumed whole (a macro's argument): its stray
+                # sign, if met, is shown as a dollar sign.
+                self.next_glued = self.glued.pop()
+                continue
+            m = _PLAIN.match(src, self.pos, self.next_glued)
             if m is not None:
                 out.append(Text(m.group()))
                 self.pos = m.end()
@@ -249,10 +238,10 @@ class _Parser:
         self.pos = m.end()
         name, sym = m.group(1), m.group(2)
         if sym is not None:
-            if sym == "(":
-                self._delimited_math(out, _PAREN_BODY, display=False, opener="\\(")
-            elif sym == "[":
-                self._delimited_math(out, _BRACKET_BODY, display=True, opener="\\[")
+            if sym in "([":
+                # Its formula, if it has one, was emitted where it starts (see .formulas); this
+                # opener has no closer.
+                out.append(Text("\\" + sym))
             elif (combining := symbols.accent(sym)) is not None:
                 self._accent(out, sym, combining)
             elif (found := symbols.symbol(sym)) is not None:
@@ -321,9 +310,11 @@ class _Parser:
         elif c == "\\":
             m = _CONTROL.match(src, self.pos)
             letter = symbols.symbol(m.group(1)) if m is not None and m.group(1) else None
-            if m is not None and letter is not None and letter.letter:
+            if m is not None and letter is not None and _bears_accent(letter.text, combining):
+                # \'\i (í), and maths accents on Greek written without dollars: \bar\theta.
                 self.pos = m.end()
-                self._skip_spaces()
+                if letter.letter:  # TeX's space after \i; after \theta the author's own
+                    self._skip_spaces()
                 out.append(Text(_apply_accent(letter.text, combining)))
             else:
                 out.append(Text(alone))
@@ -347,49 +338,18 @@ class _Parser:
             out.append(Link(url, label, has_label=True))
 
     def _dollar(self, out: list[Node]) -> None:
-        src = self.src
-        start = self.pos
-        if src.startswith("$$", start):
-            m = _DISPLAY_BODY.match(src, start + 2)
-            if m is not None and m.group(1).strip():
-                out.append(Math(m.group(1), True, src[start : m.end()]))
-                self.pos = m.end()
-                return
-            # No closing "$$": the first '$' is text; the second is examined on its own.
+        if self.pos in self.formulas:
+            self._formula(out)
+        else:  # money, or a stray sign with no maths next to it
             out.append(Text("$"))
-            self.pos = start + 1
-            return
-        self.pos = start + 1
-        if start > 0 and src[start - 1].isalpha() and _DIGIT_LED.match(src, start + 1):
-            # US$5, A$ 10.  (Letters before maths are common too: H$\alpha$, M$_\odot$.)
-            out.append(Text("$"))
-            return
-        m = _INLINE_BODY.match(src, start + 1)
-        if m is None:
-            out.append(Text("$"))
-            return
-        body = m.group(1)
-        following = src[m.end()] if m.end() < self.n else ""
-        if (
-            not body.strip()
-            or (self.paragraphs and _PAR_BREAK.search(body))
-            or _is_currency(body, following)
-        ):
-            out.append(Text("$"))
-            return
-        out.append(Math(body, False, src[start : m.end()]))
-        self.pos = m.end()
+            self.pos += 1
 
-    def _delimited_math(
-        self, out: list[Node], body_re: re.Pattern[str], display: bool, opener: str
-    ) -> None:
-        start = self.pos - 2
-        m = body_re.match(self.src, self.pos)
-        if m is None or not m.group(1).strip():
-            out.append(Text(opener))
-            return
-        out.append(Math(m.group(1), display, self.src[start : m.end()]))
-        self.pos = m.end()
+    def _formula(self, out: list[Node]) -> None:
+        formula = self.formulas[self.pos]
+        out.append(Math(formula.body, formula.display, self.src[formula.start : formula.end]))
+        self.pos = formula.end
+        while self.next_glued < self.pos:
+            self.next_glued = self.glued.pop()
 
 
 def parse(source: str, paragraphs: bool) -> list[Node]:

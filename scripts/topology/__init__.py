@@ -13,7 +13,8 @@ Its own queries go straight to the primary (topology.sh sets DATABASE_URL so); t
 to the topology's Redis. Ingest reads the local arXiv stand-in started here, on the port the
 workers were told; feeds are the bundled sample days with new dates and identifiers.
 
-One module per group of checks: ``readers`` (cold readers, health, the replica, reading one's
-own writes), ``workers`` (beats and the ingest lease), ``outages`` (the primary, the pooler, a
-web instance taken away); ``common`` holds what they share and ``run`` the list and the runner.
+One module per group of checks: ``readers`` (cold readers, the replica, reading one's own
+writes), ``health`` (/healthz, on the site's port and the health port, idle and busy),
+``workers`` (beats and the ingest lease), ``outages`` (the primary, the pooler, a web instance
+taken away); ``common`` holds what they share and ``run`` the list and the runner.
 """

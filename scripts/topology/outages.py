@@ -4,6 +4,7 @@ and traders get meanwhile."""
 from __future__ import annotations
 
 import collections
+import itertools
 import threading
 import time
 
@@ -66,10 +67,15 @@ def from_haproxy(body: str) -> bool:
     return "No server is available" in body
 
 
+OUTAGE_TRADERS = itertools.count(1)
+
+
 def check_primary_down(seconds: float = 10) -> Result:
     """The primary stopped for 10 s: reader pages still 200 (from the replica), trades 503 with
     a message saying nothing was traded, never a 500; then trading again, nothing restarted."""
-    trader = signed_in("outage-trader")
+    # A trader of its own each time the check runs (TOPOLOGY_REPEAT): one trader's grant runs
+    # out after a few runs of buying flat out, and a refused buy is no recovery.
+    trader = signed_in(f"outage-trader{next(OUTAGE_TRADERS)}")
     slug = quiet_terms()[1 % len(quiet_terms())]
     reader_paths = [
         "/list/cs.DC/",

@@ -1,5 +1,5 @@
-"""Checks of reading: cold readers over every term page, each instance's /healthz, anonymous
-reads served by the replica, and a trader reading their own writes."""
+"""Checks of reading: cold readers over every term page, anonymous reads served by the
+replica, and a trader reading their own writes."""
 
 from __future__ import annotations
 
@@ -27,7 +27,6 @@ from .common import (
     counter_text,
     flush_cache,
     on,
-    proxy_servers,
     read_all,
     replica_lag,
     server_errors,
@@ -86,19 +85,6 @@ def check_readers_cold() -> Result:
             f"in {time.monotonic() - started:.1f}s"
         )
     return Result("readers_cold", failed == 0, figures)
-
-
-def check_healthz() -> Result:
-    """Each instance answers /healthz 200 with the database and Redis up (what haproxy asks)."""
-    figures = {}
-    ok = True
-    for name, base in (("web1", WEB1), ("web2", WEB2)):
-        started = time.monotonic()
-        status = HttpsClient(base).get("/healthz").status_code
-        figures[name] = f"{status} in {(time.monotonic() - started) * 1000:.0f}ms"
-        ok &= status == 200
-    figures["haproxy"] = proxy_servers()
-    return Result("healthz", ok, figures)
 
 
 def check_replica_reads() -> Result:

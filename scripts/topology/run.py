@@ -11,9 +11,10 @@ from collections.abc import Callable
 from market.ledger import check_ledger
 from tests.papers.helpers import FakeArxiv
 
-from .common import Result, proxy_servers, reconnect, start_arxiv, wait_for_proxy
+from .common import ENV, Result, proxy_servers, reconnect, start_arxiv, wait_for_proxy
+from .health import check_healthz, check_healthz_busy
 from .outages import check_pooler_down, check_primary_down, check_web_instance_killed
-from .readers import check_healthz, check_read_your_writes, check_readers_cold, check_replica_reads
+from .readers import check_read_your_writes, check_readers_cold, check_replica_reads
 from .workers import check_killed_worker_lease, check_two_beats_one_ingest
 
 
@@ -35,6 +36,7 @@ def all_checks(arxiv: FakeArxiv) -> dict[str, Callable[[], Result]]:
     return {
         "readers_cold": check_readers_cold,
         "healthz": check_healthz,
+        "healthz_busy": check_healthz_busy,
         "two_beats_one_ingest": lambda: check_two_beats_one_ingest(arxiv),
         "killed_worker_lease": lambda: check_killed_worker_lease(arxiv),
         "replica_reads": check_replica_reads,
@@ -57,9 +59,10 @@ def main(names: list[str]) -> int:
             print(f"unknown checks: {', '.join(sorted(unknown))}; known: {', '.join(checks)}")
             return 2
         results = []
-        for name, check in checks.items():
-            if names and name not in names:
-                continue
+        # TOPOLOGY_REPEAT=N runs each chosen check N times in a row (a race shows in some runs).
+        repeat = int(ENV.get("TOPOLOGY_REPEAT", "1"))
+        chosen = [(n, c) for n, c in checks.items() if not names or n in names]
+        for name, check in [pair for pair in chosen for _ in range(repeat)]:
             started = time.monotonic()
             try:
                 result = check()

@@ -11,7 +11,9 @@
 // of its own because the Content-Security-Policy allows no inline script.
 //
 // Keyboard: a word's popover opens on focus; Tab from the word goes into the popover's buttons,
-// Tab from its last control on to what follows the word, Escape back to the word.
+// Tab from its last control on to what follows the word, Escape closes it and returns to the
+// word (which does not open it again). A trade or follow from the popover comes back to the
+// page at the word's paper, the focus on the word (static/js/place.js).
 (function () {
   "use strict";
 
@@ -24,10 +26,39 @@
   var tapWasOpen = false;
   var offers = {};  // slug → the last offer.json answer, for the popover open now
   var asking = null;
+  var refilling = false;  // true while fill() replaces what the popover shows
+  var GAP = 6;  // px between the word and its popover
 
   function slugOf(link) {
     var match = /\/market\/([^/]+)\/$/.exec(link.getAttribute("href") || "");
     return match ? decodeURIComponent(match[1]) : null;
+  }
+
+  // The paper (or other element with an id) around a word: where a form posted from its
+  // popover brings the reader back to, as the fragment of its ``next``.
+  function placeOf(link) {
+    var around = link.parentElement && link.parentElement.closest("[id]");
+    return around && around !== document.body && around.id !== "main" ? around : null;
+  }
+
+  // ``next`` for a form posted from ``link``'s popover, and what static/js/place.js focuses
+  // when the page comes back: the word itself, as the nth word with its address in its place.
+  function keepPlace(form, link, next) {
+    var place = placeOf(link);
+    var selector = 'a.term[href="' + link.getAttribute("href").replace(/["\\]/g, "\\$&") + '"]';
+    var scope = place || document.body;
+    hidden(form, "next", next + (place ? "#" + place.id : ""));
+    form.setAttribute("data-return-selector", selector);
+    form.setAttribute(
+      "data-return-index", String(Array.prototype.indexOf.call(scope.querySelectorAll(selector), link))
+    );
+  }
+
+  // Focus that must not open the word's popover again (Escape, coming back after a trade).
+  function focusQuietly(link) {
+    link.setAttribute("data-focus-quietly", "");
+    link.focus({ preventScroll: true });
+    link.removeAttribute("data-focus-quietly");
   }
 
   function load() {
@@ -50,7 +81,7 @@
     pop.addEventListener("mouseenter", function () { clearTimeout(hideTimer); });
     pop.addEventListener("mouseleave", scheduleHide);
     pop.addEventListener("focusout", function (event) {
-      if (!pop.contains(event.relatedTarget) && event.relatedTarget !== current) {
+      if (!refilling && !pop.contains(event.relatedTarget) && event.relatedTarget !== current) {
         hide();
       }
     });
@@ -85,7 +116,7 @@
   }
 
   // One confirm: a form that posts exactly the quoted order, with the quoted total as its limit.
-  function offerForm(data, offer, detail) {
+  function offerForm(data, offer, detail, link) {
     var form = element("form", "term-pop__offer");
     form.method = "post";
     form.action = data.trade_url;
@@ -95,13 +126,17 @@
     hidden(form, "limit", offer.limit);
     hidden(form, "key", offer.key);
     if (data.next) {
-      hidden(form, "next", data.next);
+      keepPlace(form, link, data.next);
     }
     var button = element("button", "term-pop__button term-pop__button--" + offer.side);
     button.type = "submit";
+    // The name is the visible text with the words a glance does without ("shares for",
+    // "credits") read out too: an aria-label would hide what is shown (and voice control
+    // users say what they see).
     button.appendChild(element("span", "term-pop__verb", offer.text.button));
+    button.appendChild(element("span", "visually-hidden", offer.text.between));
     button.appendChild(element("span", "term-pop__total", offer.text.total));
-    button.setAttribute("aria-label", offer.text.label);
+    button.appendChild(element("span", "visually-hidden", " credits"));
     button.setAttribute("data-detail", offer.problem || offer.text.detail);
     if (offer.problem) {
       button.disabled = true;
@@ -123,7 +158,7 @@
     return form;
   }
 
-  function tradeBox(data) {
+  function tradeBox(data, link) {
     var box = element("div", "term-pop__trade");
     if (!data.signed_in) {
       var start = element("p", "term-pop__start", data.start.text + " ");
@@ -153,7 +188,7 @@
       row.setAttribute("role", "group");
       row.setAttribute("aria-label", side === "buy" ? "Buy shares" : "Sell shares");
       mine.forEach(function (offer) {
-        row.appendChild(offerForm(data, offer, detail));
+        row.appendChild(offerForm(data, offer, detail, link));
       });
       box.appendChild(row);
     });
@@ -187,7 +222,7 @@
       line("term-pop__price", "Loading the price…");
     }
     if (data && data.tradable) {
-      pop.appendChild(tradeBox(data));
+      pop.appendChild(tradeBox(data, link));
     }
     var trade = document.createElement("a");
     trade.className = "term-pop__link";
@@ -203,15 +238,8 @@
       form.method = "post";
       form.action = "/market/" + encodeURIComponent(slug) + "/follow/";
       form.className = "term-pop__follow";
-      [["csrfmiddlewaretoken", token.value], ["next", window.location.pathname]].forEach(
-        function (pair) {
-          var input = document.createElement("input");
-          input.type = "hidden";
-          input.name = pair[0];
-          input.value = pair[1];
-          form.appendChild(input);
-        }
-      );
+      hidden(form, "csrfmiddlewaretoken", token.value);
+      keepPlace(form, link, window.location.pathname + window.location.search);
       var button = document.createElement("button");
       button.type = "submit";
       button.className = "link-button";
@@ -238,11 +266,20 @@
           return;
         }
         offers[slug] = data;
-        var focusedInside = pop.contains(document.activeElement);
+        var at = focusables().indexOf(document.activeElement);
+        // Emptying the popover takes the focus from the control in it, and the browser says so
+        // with a focusout that must not close it: the focus goes back to the control in the
+        // same place (a reader tabbing through is not sent back to the first one).
+        refilling = true;
         fill(link);
+        refilling = false;
         place(link);
-        if (focusedInside) {
-          focusFirst();
+        if (at >= 0) {
+          var items = focusables();
+          var same = items[Math.min(at, items.length - 1)];
+          if (same) {
+            same.focus({ preventScroll: true });
+          }
         }
       });
   }
@@ -260,25 +297,31 @@
     }
   }
 
-  // What Tab reaches after ``link`` in the page (the popover itself sits at the end of body).
-  function focusAfter(link) {
-    var all = Array.prototype.slice.call(document.querySelectorAll(
-      "a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), " +
-      "select, textarea, summary, [tabindex]:not([tabindex='-1'])"
-    )).filter(function (node) { return !pop.contains(node) && node.offsetParent !== null; });
-    var next = all[all.indexOf(link) + 1];
+  // Tab from the popover's last control: back on the word, quietly, and the Tab key's own
+  // move (not prevented) goes on from there, so the browser's tab order decides what follows
+  // (never a word hidden in a shortened abstract, never the top of the page).
+  function leaveAfter(link) {
     hide();
-    if (next) {
-      next.focus();
-    }
+    focusQuietly(link);
   }
 
+  // Below the word, or above it when there is no room below and more above (a word near the
+  // bottom of a phone's screen); never past the left or right edge.
   function place(link) {
     var rect = link.getBoundingClientRect();
-    var width = Math.min(pop.offsetWidth || 240, document.documentElement.clientWidth - 16);
-    var left = Math.max(8, Math.min(rect.left, document.documentElement.clientWidth - width - 8));
+    var viewport = document.documentElement;
+    var width = Math.min(pop.offsetWidth || 240, viewport.clientWidth - 16);
+    var left = Math.max(8, Math.min(rect.left, viewport.clientWidth - width - 8));
+    var height = pop.offsetHeight;
+    var below = viewport.clientHeight - rect.bottom - GAP;
+    var above = rect.top - GAP;
+    var top = rect.bottom + GAP;
+    var flipped = height > below && above > below;
+    if (flipped) {
+      top = Math.max(GAP, rect.top - GAP - height);
+    }
     pop.style.left = left + window.scrollX + "px";
-    pop.style.top = rect.bottom + window.scrollY + 6 + "px";
+    pop.style.top = top + window.scrollY + "px";
   }
 
   function show(link) {
@@ -337,6 +380,15 @@
     });
   }
 
+  // Whether any part of ``link`` lies below the visible lines of ``box`` (a word that wraps
+  // from the last line shown onto the first hidden one is hidden too: focusing it would
+  // scroll the abstract all the same).
+  function cut(link, box) {
+    return Array.prototype.some.call(link.getClientRects(), function (part) {
+      return part.bottom > box.bottom + 1;
+    });
+  }
+
   // A word in the hidden part of a shortened abstract must not take keyboard focus (focusing
   // it would scroll the abstract to the middle of a sentence, and keep it there).
   function hiddenWordsUnfocusable() {
@@ -344,7 +396,7 @@
       var box = abstract.getBoundingClientRect();
       var clamped = abstract.scrollHeight > abstract.clientHeight + 1;
       abstract.querySelectorAll("a").forEach(function (link) {
-        var hidden = clamped && link.getBoundingClientRect().top >= box.bottom - 1;
+        var hidden = clamped && cut(link, box);
         if (hidden) {
           link.setAttribute("tabindex", "-1");
         } else if (link.getAttribute("tabindex") === "-1") {
@@ -376,7 +428,7 @@
   });
   document.addEventListener("focusin", function (event) {
     var link = termLink(event.target);
-    if (link) {
+    if (link && !link.hasAttribute("data-focus-quietly")) {
       show(link);
     }
   });
@@ -409,8 +461,7 @@
         event.preventDefault();
         current.focus({ preventScroll: true });
       } else if (inside && !event.shiftKey && document.activeElement === items[items.length - 1]) {
-        event.preventDefault();
-        focusAfter(current);
+        leaveAfter(current);
       }
       return;
     }
@@ -418,7 +469,7 @@
       var link = current;
       hide();
       if (link) {
-        link.focus({ preventScroll: true });
+        focusQuietly(link);  // one press: refocusing must not open it again
       }
     }
   });

@@ -88,7 +88,8 @@ def test_one_digest_covers_every_watched_category_and_a_rerun_sends_nothing(
     run_daily.delay(last_attempt=True)
 
     assert len(mail.outbox) == 1
-    assert IngestRun.objects.filter(status="succeeded").count() == 4
+    # The same feeds again: each day keeps its one run.
+    assert IngestRun.objects.filter(status="succeeded").count() == 2
 
 
 def test_a_second_beat_firing_the_same_slot_starts_nothing(arxiv, eager, subscriber):
@@ -102,7 +103,9 @@ def test_a_second_beat_firing_the_same_slot_starts_nothing(arxiv, eager, subscri
     assert IngestRun.objects.count() == 2 and len(mail.outbox) == 1
     assert len(arxiv.hits("/rss/cs.DC")) == 1
     assert run_daily.delay(last_attempt=True, slot="23:30").get()
-    assert IngestRun.objects.count() == 4 and len(mail.outbox) == 1
+    # The feeds fetched again at 23:30 are the days stored at 21:30: one run a day each.
+    assert len(arxiv.hits("/rss/cs.DC")) == 2
+    assert IngestRun.objects.count() == 2 and len(mail.outbox) == 1
 
 
 def test_the_digest_waits_for_a_category_whose_day_is_not_in_yet(arxiv, eager, subscriber):
@@ -132,6 +135,26 @@ def test_the_last_attempt_sends_what_is_in(arxiv, eager, subscriber):
     ]
     tuesday = next(message for message in mail.outbox if "Tuesday" in message.subject)
     assert "Raft with Leases" in tuesday.body and "Routing with Leases" not in tuesday.body
+
+
+def test_the_last_attempt_sends_what_is_in_when_no_feed_changed_since_the_first(
+    arxiv, eager, subscriber
+):
+    """At 23:30 every feed is the one stored at 21:30: no new run, and the day's subscribers
+    still get what is in."""
+    arxiv.route("/rss/cs.DC", Reply(200, DC_FEED))
+    arxiv.route("/rss/cs.NI", Reply(200, NI_FEED_OF_MONDAY))  # never rebuilt tonight
+
+    run_daily.delay()
+    assert mail.outbox == []
+    run_daily.delay(last_attempt=True)
+
+    assert IngestRun.objects.count() == 2
+    subjects = sorted(message.subject for message in mail.outbox)
+    assert subjects == [
+        "Peer Revenue digest for Monday 23 November",
+        "Peer Revenue digest for Tuesday 24 November",
+    ]
 
 
 def test_beat_starts_the_pipeline_twice_an_announcement_evening():

@@ -40,7 +40,7 @@ def test_anyone_sees_a_traders_holdings_gain_and_recent_trades(client, trader, k
     assert "tobias" in page.text and "Net worth 999.67 credits" in page.text
     assert page.row("KV cache")[:3] == ["KV cache", "10", "10.35"]
     assert "Raft" not in page.row("KV cache")[0]
-    trades = page.one("section", aria_labelledby="trades-heading")
+    trades = page.one(role="region", aria_labelledby="trades-heading")
     # Newest first: the sale, then the two buys.
     assert trades.texts(cls="side") == ["Sell", "Buy", "Buy"]
 

@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 
+from tests.html import Page, page_text
 from tests.text import search
 
 pytestmark = pytest.mark.django_db
@@ -27,6 +28,16 @@ def test_signup_logs_the_new_user_in(client):
     user = get_user_model().objects.get(username="grace")
     assert user.email == "grace@example.org"
     assert client.get("/list/cs.DC/").context["user"] == user
+
+
+def test_signup_lands_with_a_welcome_that_says_what_the_credits_are_for(client):
+    landing = client.get(signup(client)["Location"])
+    messages = Page.of(landing).one("ul", cls="messages").texts("li")
+    assert len(messages) == 1 and messages[0].startswith("Welcome to Peer Revenue, grace.")
+    assert "1,000.00 credits are play money for buying them" in messages[0]
+    assert "pays a dividend each time a newly announced paper mentions its word" in messages[0]
+    # Once: the next page has no welcome.
+    assert "Welcome to Peer Revenue" not in page_text(client.get(landing.request["PATH_INFO"]))
 
 
 @pytest.mark.parametrize(

@@ -30,8 +30,8 @@ def save_from_the_list(page, paper) -> None:
     page.goto("/list/cs.DC/")
     entry = page.locator(f"li[id='{paper.arxiv_id}']")
     entry.get_by_role("button", name="☆ Save").click()
-    page.wait_for_load_state()
-    assert page.url.endswith("/list/cs.DC/")
+    # Back at the paper's entry, not at the top of the list.
+    page.wait_for_url(f"**/list/cs.DC/#{paper.arxiv_id}")
     assert page.locator(f"li[id='{paper.arxiv_id}']").get_by_role("button", name="★ Saved").count()
 
 

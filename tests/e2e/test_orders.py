@@ -4,6 +4,7 @@ follow a term and see the notice."""
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
@@ -83,8 +84,8 @@ def test_place_see_fill_and_cancel_orders_and_follow_a_term(
         screenshot(f"orders-2-filled-{name}")
 
         lower = page.locator(".order", has_text="at most 0.90 credits a share")
-        lower.get_by_role("button", name="Cancel: Buy up to 3 shares").click()
-        page.wait_for_url("**/portfolio/")
+        lower.get_by_role("button", name="Cancel order: Buy up to 3 shares").click()
+        page.wait_for_url(re.compile(r".*/portfolio/#order-\d+$"))  # back at the order's row
         assert "Cancelled: Buy up to 3 shares" in page.locator(".messages").inner_text()
         assert "You cancelled it." in page.locator(".order", has_text="0.90 credits").inner_text()
         assert Order.objects.get(limit_price=900_000).state == "cancelled"
@@ -93,7 +94,7 @@ def test_place_see_fill_and_cancel_orders_and_follow_a_term(
         page.goto("/market/kv-cache/")
         page.get_by_label("Tell me when it moves more than").select_option("500")
         page.get_by_role("button", name="Follow “KV cache”").click()
-        page.wait_for_url("**/market/kv-cache/")
+        page.wait_for_url("**/market/kv-cache/#follow")
         assert "You follow “KV cache”" in page.locator(".messages").inner_text()
         trading.buy(user=rival, term=term, shares=20, max_cost=None, key=uuid.uuid4().hex)
         assert notices.tell_moves() == 1  # what the worker's minute sweep does

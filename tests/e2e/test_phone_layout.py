@@ -106,3 +106,20 @@ def test_the_search_dates_the_star_and_the_hot_link_sit_neatly_on_a_phone(
         assert hot == nav, (hot, nav)
     finally:
         context.close()
+
+
+def test_a_phone_says_what_the_highlighted_words_are(browser, live_server, market_day):
+    """There is no hover on a phone: the line under the header says to tap a highlighted word,
+    where a desktop keeps its tagline (and its search box beside it)."""
+    for viewport, tap in ((PHONE, True), (DESKTOP, False)):
+        context = browser.new_context(base_url=live_server.url, viewport=viewport)
+        try:
+            page = context.new_page()
+            page.goto("/list/cs.DC/")
+            tagline = page.locator(".tagline")
+            assert tagline.is_visible()
+            text = " ".join(tagline.inner_text().split())
+            assert "Highlighted words trade on the market" in text
+            assert ("tap one for its price" in text) is tap, (viewport, text)
+        finally:
+            context.close()

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from library.models import SavedPaper, Tag
 from tests.factories import list_paper, make_paper
+from tests.html import Page, page_text
 
 pytestmark = pytest.mark.django_db
 
@@ -79,10 +80,10 @@ def test_signing_in_to_save_comes_back(client, listed):
 
 def test_a_reader_sees_only_their_own_library(client, reader, rival, listed):
     client.force_login(rival)
-    client.post(f"/abs/{listed[2].arxiv_id}/tags/", {"tags": "secret project"})
+    client.post(f"/abs/{listed[2].arxiv_id}/tags/", {"tags": "secret project"}, follow=True)
     rival_tag = Tag.objects.get(user=rival)
     client.force_login(reader)
-    client.post(f"/abs/{listed[0].arxiv_id}/tags/", {"tags": "serving"})
+    client.post(f"/abs/{listed[0].arxiv_id}/tags/", {"tags": "serving"}, follow=True)
     page = client.get("/library/").content.decode()
     assert listed[0].title in page and listed[2].title not in page
     assert "secret project" not in page
@@ -108,6 +109,23 @@ def test_tags_rename_delete_and_a_paper_in_several(client, reader, listed):
     client.post("/library/tags/delete/", {"tag": tags["Consensus"].pk})
     assert not Tag.objects.filter(pk=tags["Consensus"].pk).exists()
     assert SavedPaper.objects.filter(user=reader).count() == 2  # the papers stay
+
+
+def test_tags_come_back_in_the_order_typed_and_the_change_is_confirmed(client, reader, listed):
+    client.force_login(reader)
+    paper = listed[0]
+    response = client.post(
+        f"/abs/{paper.arxiv_id}/tags/", {"tags": "to read, Consensus, agreement"}, follow=True
+    )
+    assert "Tags saved: to read, Consensus, agreement." in page_text(response)
+    entry = Page.of(client.get("/library/")).one("li", id=paper.arxiv_id)
+    assert entry.one("input", name="tags").attrs["value"] == "to read, Consensus, agreement"
+    # Reordered by the reader, kept as they put it; emptied, said so.
+    client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "agreement, to read"})
+    entry = Page.of(client.get("/library/")).one("li", id=paper.arxiv_id)
+    assert entry.one("input", name="tags").attrs["value"] == "agreement, to read"
+    response = client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": " , "}, follow=True)
+    assert "Tags removed: the paper stays in your library." in page_text(response)
 
 
 @pytest.mark.parametrize(

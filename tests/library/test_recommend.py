@@ -16,7 +16,7 @@ from library import hot, shelf
 from library.models import HotPaper, Recommendation, SavedPaper
 from library.recommend import readers, similar, text
 from tests.factories import TOPICS, make_paper, make_topical_papers
-from tests.html import Page
+from tests.html import Element, Page
 
 
 def corpus(category, *, per_topic: int = 12, days: int = 3) -> dict[str, list]:
@@ -191,6 +191,11 @@ def test_hot_counts_saves_over_the_period(client, cs_dc, reader, rival):
     assert week == [papers["serving"][0].pk, papers["storage"][1].pk]
     page = client.get("/hot/?period=day").content.decode()
     assert "2 saves" in page and papers["serving"][0].title in page
+    # The counts follow the paper they are about, as a recommendation's "Why" does.
+    items = Page.parse(client.get("/hot/?period=week").content.decode()).one("ol", cls="papers")
+    entries = [li for li in items.children if isinstance(li, Element) and li.tag == "li"]
+    assert [li.classes[0] for li in entries] == ["paper", "hot-counts", "paper", "hot-counts"]
+    assert entries[0].id == papers["serving"][0].arxiv_id and entries[1].text.startswith("2 saves")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -271,7 +276,7 @@ def test_recommended_reads_a_kept_piece_per_reader(
     papers = corpus(cs_dc)
     client.force_login(reader)
     for paper in papers["serving"][:3]:
-        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "serving"})
+        client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "serving"}, follow=True)
     for paper in papers["storage"][:3]:
         shelf.save(user=rival, paper=paper)
     text.fit()

@@ -60,6 +60,15 @@ def test_only_a_quote_breakdown_shows_four_decimals():
     assert format_credits(10_554_500, places=4) == "10.5545 credits"
 
 
+def test_an_exact_figure_shows_the_decimals_it_has_and_at_least_two():
+    assert format_credits(51_510, exact=True) == "0.0515 credits"
+    assert format_credits(986_900_000, exact=True) == "986.90 credits"  # not 986.9000
+    assert format_credits(1_250_000, exact=True, unit=False) == "1.25"
+    assert format_credits(10_550_000, exact=True) == "10.55 credits"
+    assert format_credits(10_555_000, exact=True) == "10.555 credits"
+    assert format_credits(-9_869_000, exact=True) == "\u22129.869 credits"
+
+
 def test_sparkline_is_an_accessible_image_with_the_price_range():
     markup = sparkline([(at(0), 1_000_000), (at(5), 1_100_000), (at(24), 1_100_000)], label="Raft")
     root = parse(markup)

@@ -3,15 +3,19 @@ the sample days, by demo traders marked as such, with dividends paid by the one 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from market.ledger import check_ledger
 from market.models import Account, DividendEvent, LedgerTransaction, Term, Trade
-from papers.calendar import announced_at
-from tests.html import page_text
+from papers.calendar import announced_at, latest_listing_days
+from papers.management.commands import load_sample
+from papers.models import Listing
+from tests.html import Page, page_text
 from tests.market.state import market_state
 
 
@@ -71,6 +75,38 @@ def test_loading_the_sample_again_changes_nothing(sample, django_capture_on_comm
     assert Trade.objects.count() == trades
     assert market_state() == before
     assert check_ledger().ok
+
+
+def test_the_sample_ends_on_the_latest_listing_day_so_the_market_looks_live(sample, client):
+    # The bundled feeds are of three days in November 2026; they are listed on the last three
+    # listing days instead, the last of them the one announced most recently.
+    days = sorted(set(Listing.objects.values_list("date", flat=True)))
+    assert days == latest_listing_days(timezone.now(), 3)
+    assert announced_at(days[-1]) <= timezone.now() < announced_at(days[-1]) + dt.timedelta(days=4)
+    listing = Page.parse(client.get("/list/cs.DC/").content.decode())
+    recent = {href for href, _ in listing.links() if href.startswith("/list/cs.DC/2")}
+    assert {f"/list/cs.DC/{day:%Y-%m-%d}/" for day in days} <= recent
+
+    # The table's one-day and seven-day changes differ: the earlier rounds are days old.
+    page = Page.parse(client.get("/market/?sort=-volume").content.decode())
+    header = page.one("thead").texts("th")
+    one_day, seven_days = header.index("1 day"), header.index("7 days")
+    rows = [row for row in page.one("tbody").rows() if row]
+    differ = [row[0] for row in rows if row[one_day] != row[seven_days]]
+    assert len(differ) >= 5, rows
+
+
+def test_a_later_load_keeps_the_days_of_the_first(
+    sample, monkeypatch, django_capture_on_commit_callbacks
+):
+    listings = sorted(Listing.objects.values_list("paper__arxiv_id", "date"))
+    state = market_state()
+    later = timezone.now() + dt.timedelta(days=9)
+    monkeypatch.setattr(load_sample.timezone, "now", lambda: later)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_sample", verbosity=0)
+    assert sorted(Listing.objects.values_list("paper__arxiv_id", "date")) == listings
+    assert market_state() == state
 
 
 def test_no_demo_in_production(settings, cs_dc, django_capture_on_commit_callbacks):

@@ -60,6 +60,35 @@ def test_an_order_placed_from_the_term_page_waits_shows_and_fills_after_a_sale(
     assert "bought 6 shares" not in page_text(trader_client.get("/market/"))
 
 
+def test_an_order_that_fills_partly_at_once_says_so_once_with_price_and_fee_apart(
+    trader_client, trader, term
+):
+    # KV cache: 1.00 credits + 0.01 a share; 25 shares out, so the next share costs 1.25.
+    trading.buy(user=trader, term=term, shares=25, max_cost=None, key=key())
+    response = place(trader_client, shares="2", limit="1.25")
+    messages = Page.of(response).one("ul", cls="messages").texts("li")
+    assert messages == [
+        "Buy up to 2 shares of “KV cache” at most 1.25 credits a share: bought 1 share at "
+        "once, at 1.25 credits a share, plus a fee of 0.0125 credits; the other 1 share waits "
+        "for the price."
+    ]
+    # The fill's own notice said the same: it is not told again on the next page.
+    assert not Page.of(trader_client.get("/market/")).select("ul", cls="messages")
+    # It is still listed in the portfolio's "What happened".
+    assert "bought 1 share for" in page_text(trader_client.get("/portfolio/"))
+
+
+def test_an_order_that_fills_at_once_gives_the_average_price_within_the_limit(
+    trader_client, trader, term
+):
+    response = place(trader_client, shares="3", limit="1.50")
+    text = Page.of(response).one("ul", cls="messages").text
+    assert "at most 1.50 credits a share: filled; bought 3 shares at once, at 1.01 credits a" in (
+        " ".join(text.split())
+    )
+    assert "a share on average, plus a fee of 0.0303 credits." in " ".join(text.split())
+
+
 def test_the_next_page_tells_a_fill_once_as_one_batched_notice(trader_client, trader, rival, term):
     trading.buy(user=rival, term=term, shares=30, max_cost=None, key=key())
     trading.place_order(

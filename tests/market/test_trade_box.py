@@ -119,3 +119,22 @@ def test_sell_all_counts_the_shares_held_after_each_of_ones_own_trades(
     assert sell_all_buttons(trader_client.get(page)) == ["Sell all 9"]
     assert "market/_quote_form.html" not in frames  # the form itself was not rendered again
     assert sell_all_buttons(get_quote(trader_client)) == ["Sell all 9"]  # nor lost on a quote
+
+
+@pytest.mark.parametrize(
+    ("asked", "chosen"),
+    [({"preset": "max"}, "buy"), ({"preset": "max", "side": "sell"}, "buy")],
+)
+def test_a_buy_max_quote_shows_buy_chosen_in_its_form(trader_client, kv_cache, asked, chosen):
+    # The portfolio's Buy max sends no side; the term page's may send the one left checked.
+    page = Page.of(get_quote(trader_client, **asked))
+    checked = page.select("input", type="radio", name="side", checked=...)
+    assert [radio.attrs["value"] for radio in checked] == [chosen]
+    assert page.one("input", type="text", name="shares").attrs.get("value", "") == ""
+
+
+def test_a_sell_all_quote_shows_sell_chosen_in_its_form(trader_client, trader, kv_cache):
+    buy(trader, kv_cache, 4)
+    page = Page.of(get_quote(trader_client, preset="all", side="buy"))
+    checked = page.select("input", type="radio", name="side", checked=...)
+    assert [radio.attrs["value"] for radio in checked] == ["sell"]

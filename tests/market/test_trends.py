@@ -135,3 +135,36 @@ def test_an_ingested_day_counts_every_trend_in_the_worker(cs_dc, django_assert_m
     with django_assert_max_num_queries(2):
         weeks = trends.weekly_mentions(term=term)
     assert sum(week.papers for week in weeks) == 1
+
+
+def test_the_legend_speaks_of_pale_bars_when_there_are_some(client, history):
+    caption = Page.of(client.get("/market/kv-cache/")).one("figure", cls="trend-figure")
+    assert "Pale bars are weeks before it was listed" in caption.one("figcaption").text
+
+
+def test_without_mentions_before_the_listing_the_legend_has_no_pale_bars(client, cs_dc):
+    term = Term.objects.create(phrase="KV cache")
+    Term.objects.filter(pk=term.pk).update(listed_at=dt.datetime(2026, 10, 1, tzinfo=dt.UTC))
+    paper("Shrinking the KV cache", "On memory.", day=WEEK_1, category=cs_dc)
+    page = Page.of(client.get("/market/kv-cache/"))
+    assert page.select(cls="trend-chart__bar--after")
+    assert not page.select(cls="trend-chart__bar--before")
+    legend = page.one("figure", cls="trend-figure").one("figcaption").text
+    assert "Pale bars" not in legend
+    assert "The dashed line marks the week it was listed (week of 28 Sep 2026)" in legend
+
+
+def test_a_single_week_of_mentions_is_one_slim_bar_over_its_date(cs_dc):
+    from market.trend_charts import MAX_BAR_WIDTH, mention_trend_chart
+
+    chart = Page.parse(
+        mention_trend_chart(
+            [trends.WeekCount(WEEK_1, 10)], label="Papers each week", listed_week=WEEK_1
+        )
+    )
+    bar = chart.one("rect", cls="trend-chart__bar")
+    width, x = float(bar.attrs["width"]), float(bar.attrs["x"])
+    assert width <= MAX_BAR_WIDTH
+    # The week's date is written under the middle of its bar.
+    label = next(t for t in chart.select("text") if t.text == "2 Nov")
+    assert abs(float(label.attrs["x"]) - (x + width / 2)) < 1

@@ -357,11 +357,12 @@ def test_quote_page_shows_the_price_and_a_confirm_form(trader_client, kv_cache):
     expected = trading.quote(term=kv_cache, side="buy", shares=5)
     text = page_text(response)
     assert "Buy 5 shares of “KV cache”" in text
-    # The breakdown is exact to four decimals, where the fee needs it; the rest reads two.
-    assert "Cost on the curve 5.1000 credits" in text
-    assert "Fee 0.0510 credits" in text
+    # The breakdown is exact, to the decimals each figure has (the fee's third): no figure
+    # reads "5.1000" beside the total's "5.15".
+    assert "Cost on the curve 5.10 credits" in text
+    assert "Fee 0.051 credits" in text
     assert "You pay 5.15 credits" in text
-    assert "Average price 1.0200 credits a share" in text
+    assert "Average price 1.02 credits a share" in text
     assert "Price after 1.05 credits" in text
     assert "Confirm: buy 5 for 5.15 credits" in text
     assert trade_forms(response)
@@ -665,7 +666,7 @@ def test_live_quote_json(trader_client, kv_cache):
     assert (data["amount"], data["fee"], data["total"]) == (q.amount, q.fee, q.total)
     assert (data["average_price"], data["price_after"]) == (q.average_price, q.price_after)
     assert data["text"]["summary"] == "Buying 5 shares: you pay 5.15 credits"
-    assert data["text"]["fee"] == "0.0510 credits"
+    assert data["text"]["fee"] == "0.051 credits"
     assert data["problem"] == ""
 
     by_budget = trader_client.get("/market/kv-cache/quote.json?side=buy&budget=10").json()

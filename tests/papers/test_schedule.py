@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from papers.calendar import announcement_date_for
+from papers.calendar import announcement_date_for, is_listing_day, latest_listing_days
 
 NY = ZoneInfo("America/New_York")
 
@@ -61,3 +61,23 @@ def test_listing_dates_are_always_weekdays():
 def test_naive_datetimes_are_refused():
     with pytest.raises(ValueError, match="timezone-aware"):
         announcement_date_for(dt.datetime(2026, 11, 23, 10, 0))
+
+
+# The latest listing days announced by a moment (the bundled sample is moved onto them).
+LATEST = [
+    # now (New York)        the three latest listing days, oldest first
+    ("2026-12-02 19:59", ["2026-11-30", "2026-12-01", "2026-12-02"]),  # Thu's not yet out
+    ("2026-12-02 20:00", ["2026-12-01", "2026-12-02", "2026-12-03"]),
+    # Thanksgiving Thu 26 Nov: no announcement that evening, so no listing on Friday 27.
+    ("2026-11-29 12:00", ["2026-11-24", "2026-11-25", "2026-11-26"]),
+    ("2026-11-29 20:30", ["2026-11-25", "2026-11-26", "2026-11-30"]),  # Sunday → Monday's
+    ("2027-01-02 10:00", ["2026-12-30", "2026-12-31", "2027-01-01"]),  # a Saturday
+]
+
+
+@pytest.mark.parametrize(("now", "expected"), LATEST)
+def test_latest_listing_days(now, expected):
+    moment = dt.datetime.fromisoformat(now).replace(tzinfo=NY)
+    days = latest_listing_days(moment, 3)
+    assert [day.isoformat() for day in days] == expected
+    assert all(is_listing_day(day) for day in days)

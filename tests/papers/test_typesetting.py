@@ -251,6 +251,9 @@ CASES = [
     Case("angstrom-in-math", r"$5\,\AA$", 1, "[M]", ("5Å",)),
     Case("annotation-keeps-tex", r"$x^2$", 1, "[M]", ("x2",),
          has=('<annotation encoding="application/x-tex">x^2</annotation>',)),
+    Case("operator-name-with-a-power", r"in time $O(\log^2 n)$ and $\ln^{2}(s)$", 2,
+         "in time [M] and [M]", ("O(log2n)", "ln2(s)"), lacks=('class="tex"',)),
+    Case("old-font-switch-written-as-a-command", r"$\cal{O}(\alpha_{s}^2)$", 1, "[M]", ("𝒪(αs2)",)),
     # --- maths that cannot be converted: TeX source shown -----------------------------------
     Case("unknown-macro-in-math", r"a $\foo{x}$ b", 0, r"a $\foo{x}$ b",
          has=(r'<code class="tex">$\foo{x}$</code>',)),

@@ -137,3 +137,61 @@ def test_keeps_every_prose_word(tokens: list[tuple[str, str]]) -> None:
 def test_sanitize_is_idempotent(source: str) -> None:
     once = sanitize(source)
     assert sanitize(once) == once
+
+
+def _shown(out: str) -> tuple[str, int]:
+    """The text a reader sees outside formulas and TeX source, and how many formulas (typeset
+    or shown as source) the page has."""
+    check(out)
+    page = Page.parse(out)
+    formulas = len(page.select("math")) + len(page.select("code", cls="tex"))
+    # Our own output, so a pattern finds the source shown (no nesting inside <code>).
+    return check(re.sub(r'<code class="tex">[^<]*</code>', " ", out)), formulas
+
+
+# Money as arXiv authors write it, and formulas that a re-indented record wraps inside.
+MONEY = st.sampled_from(["$5", "$0.031", "$10", "$3.50"])
+WRAPPED = st.sampled_from(
+    ["$\\hat\n        q$", "$D_j, j:=1,\n        ..., M$", "$x \\le\n  1$", "$\\mathcal\n   L X$"]
+)
+WITH_MONEY = st.one_of(
+    TOKEN,
+    MONEY.map(lambda m: ("money", m)),
+    WRAPPED.map(lambda m: ("math", m)),
+)
+
+
+@EXAMPLES
+@given(st.lists(WITH_MONEY, min_size=1, max_size=40))
+def test_money_keeps_its_dollars_and_formulas_lose_theirs(tokens: list[tuple[str, str]]) -> None:
+    source = " ".join(value for _kind, value in tokens)
+    outside, formulas = _shown(tex_to_html(source))
+    outside_words = set(re.findall(r"[A-Za-z]+", outside))
+    for kind, value in tokens:
+        if kind == "word":
+            assert value in outside_words, (value, source, outside)
+    assert formulas == sum(1 for kind, _ in tokens if kind == "math"), (source, outside)
+    # A lone "$" on the page is one the source had as money, never a formula's.
+    assert outside.count("$") == sum(1 for kind, _ in tokens if kind == "money"), (source, outside)
+
+
+# A formula whose author left out the opening sign, glued to the word before it as arXiv has them.
+OPENLESS = st.sampled_from(
+    [r"\alpha_{s}^2$", r"\Gamma_1=2.6$", r"x^{2}$", r"\foo{x}^2$", r"\Delta m=0.8\pm" "\n1.7$"]
+)
+WITH_OPENLESS = st.one_of(TOKEN, OPENLESS.map(lambda m: ("math", m)))
+
+
+@EXAMPLES
+@given(st.lists(WITH_OPENLESS, min_size=1, max_size=40))
+def test_a_missing_dollar_costs_no_word_and_leaves_no_dollar(
+    tokens: list[tuple[str, str]],
+) -> None:
+    source = " ".join(value for _kind, value in tokens)
+    outside, formulas = _shown(tex_to_html(source))
+    outside_words = set(re.findall(r"[A-Za-z]+", outside))
+    for kind, value in tokens:
+        if kind == "word":
+            assert value in outside_words, (value, source, outside)
+    assert formulas == sum(1 for kind, _ in tokens if kind == "math"), (source, outside)
+    assert "$" not in outside, (source, outside)
