@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from django.conf import settings
 from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
@@ -26,6 +28,7 @@ class Session(AbstractBaseSession):
 
     @classmethod
     def get_session_store_class(cls):
-        from .sessions import SessionStore
-
-        return SessionStore
+        # The configured engine's store (accounts.sessions), found the way Django's session
+        # middleware and clearsessions find it: that module reads this table, so importing it
+        # here would make each module need the other.
+        return import_module(settings.SESSION_ENGINE).SessionStore

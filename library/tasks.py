@@ -12,7 +12,9 @@ import logging
 from celery import shared_task
 from django.db import OperationalError
 
-from . import hot
+# ``refresh_hot`` is defined beside what queues it (``hot.refresh_soon``); named here so the
+# worker, which imports this module, registers it.
+from .hot import refresh_hot as refresh_hot
 from .models import SimilarList
 from .recommend import pool, readers, similar, text
 
@@ -76,13 +78,3 @@ def nightly() -> dict[str, int]:
         len(missing),
     )
     return {"fitted": fitted, "readers": len(shelves), "similar": len(missing)}
-
-
-@shared_task(
-    name="library.tasks.refresh_hot",
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=3,
-)
-def refresh_hot() -> dict[str, int]:
-    return hot.refresh()

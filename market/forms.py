@@ -10,7 +10,7 @@ from django import forms
 from django.conf import settings
 
 from .models import Trade
-from .trading import KEY_MAX_LENGTH
+from .trade_statements import KEY_MAX_LENGTH
 from .units import MICRO_PER_CREDIT, parse_credits
 
 INPUT_MAX_LENGTH = 30

@@ -32,6 +32,7 @@ Invariants:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
@@ -104,33 +105,42 @@ class _Collector:
             )
 
 
+# One invariant's check: it adds a sentence per violation to the report, given the tables' names.
+Invariant = Callable[[_Collector, dict[str, str]], None]
+
+
 def _account_label(kind: str, account_id: int, username: str | None) -> str:
     if kind == Account.Kind.USER:
         return f"Account {account_id} ({username})"
     return f"The {kind} account ({account_id})"
 
 
-def check_ledger() -> LedgerReport:
-    """Check every invariant, read-only, against one consistent snapshot of the database."""
+def check_ledger(*, invariants: Sequence[Invariant] | None = None) -> LedgerReport:
+    """Check every invariant (or those given, from ``INVARIANTS``), read-only, against one
+    consistent snapshot of the database."""
+    if invariants is None:
+        invariants = INVARIANTS
     if connection.in_atomic_block:
-        return _check()
+        return _check(invariants)
     with transaction.atomic():
         # Trades may commit while we run several queries; all of them must see the same
         # moment or a trade between two queries would look like a violation.
         with connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        return _check()
+        return _check(invariants)
 
 
-def _check() -> LedgerReport:
-    report = LedgerReport()
+def _check(invariants: Sequence[Invariant]) -> LedgerReport:
+    tables = _tables()
+    report = LedgerReport(stats=_stats(tables))
     out = _Collector(report)
-    t = _tables()
-    user_model = get_user_model()  # what Account.user points to
-    user_table = user_model._meta.db_table
-    username_field = user_model.USERNAME_FIELD
+    for invariant in invariants:
+        invariant(out, tables)
+    return report
 
-    report.stats = dict(
+
+def _stats(t: dict[str, str]) -> dict[str, int]:
+    return dict(
         zip(
             ["transactions", "entries", "trades", "accounts", "terms"],
             _rows(
@@ -142,7 +152,16 @@ def _check() -> LedgerReport:
         )
     )
 
-    # 1. Balanced transactions.
+
+def _accounts_with_names(t: dict[str, str]) -> str:
+    """Accounts with the name of their user (NULL for the system accounts), as SQL to join."""
+    user_model = get_user_model()  # what Account.user points to
+    return f"""(SELECT a.*, u.{user_model.USERNAME_FIELD} AS username FROM {t["account"]} a
+               LEFT JOIN {user_model._meta.db_table} u ON u.id = a.user_id)"""
+
+
+def transactions_balance(out: _Collector, t: dict[str, str]) -> None:
+    """1. Each ledger transaction sums to zero per asset: cash, and shares of each term."""
     out.add(
         [
             f"Ledger transaction {txn_id} does not balance: its {asset} entries"
@@ -156,75 +175,79 @@ def _check() -> LedgerReport:
         "unbalanced transactions",
     )
 
-    # 2 and 5. Cached cash against the ledger; no negative cash outside issuance.
-    lines = []
-    for account_id, kind, username, cash, ledger in _rows(
-        f"""SELECT a.id, a.kind, u.{username_field}, a.cash, COALESCE(s.total, 0)
-        FROM {t["account"]} a
-        LEFT JOIN {user_table} u ON u.id = a.user_id
-        LEFT JOIN (SELECT account_id, SUM(amount) AS total FROM {t["entry"]}
-                   WHERE asset = 'cash' AND account_id IS NOT NULL GROUP BY account_id) s
-               ON s.account_id = a.id
-        WHERE a.cash <> COALESCE(s.total, 0) OR (a.kind <> 'issuance' AND a.cash < 0)
-        ORDER BY a.id"""
-    ):
-        label = _account_label(kind, account_id, username)
-        if cash != ledger:
-            lines.append(
-                f"{label} shows cash {cash:,} µ¢ but its ledger entries sum to {ledger:,} µ¢ "
-                f"(off by {cash - ledger:+,} µ¢)."
-            )
-        if kind != Account.Kind.ISSUANCE and cash < 0:
-            lines.append(f"{label} has negative cash: {format_credits(cash)}.")
-    out.add(lines, "account problems")
 
-    # 3 and 5. Holdings against the ledger; none negative.
-    lines = []
-    for account_id, term_id, shares, ledger in _rows(
-        f"""SELECT COALESCE(h.account_id, s.account_id), COALESCE(h.term_id, s.term_id),
-               h.shares, COALESCE(s.total, 0)
-        FROM {t["holding"]} h
-        FULL OUTER JOIN (SELECT account_id, term_id, SUM(amount) AS total FROM {t["entry"]}
-                         WHERE asset = 'shares' AND account_id IS NOT NULL GROUP BY 1, 2) s
-                     ON s.account_id = h.account_id AND s.term_id = h.term_id
-        WHERE COALESCE(h.shares, 0) <> COALESCE(s.total, 0) OR h.shares < 0
-        ORDER BY 1, 2"""
-    ):
-        if shares is None:
-            lines.append(
-                f"Account {account_id} has ledger entries for {ledger:,} shares of term "
-                f"{term_id} but no holding row."
+def cash_matches_entries(out: _Collector, t: dict[str, str]) -> None:
+    """2. Each account's cached cash equals the sum of its cash entries."""
+    out.add(
+        [
+            f"{_account_label(kind, account_id, username)} shows cash {cash:,} µ¢ but its "
+            f"ledger entries sum to {ledger:,} µ¢ (off by {cash - ledger:+,} µ¢)."
+            for account_id, kind, username, cash, ledger in _rows(
+                f"""SELECT a.id, a.kind, a.username, a.cash, COALESCE(s.total, 0)
+                FROM {_accounts_with_names(t)} a
+                LEFT JOIN (SELECT account_id, SUM(amount) AS total FROM {t["entry"]}
+                           WHERE asset = 'cash' AND account_id IS NOT NULL GROUP BY account_id) s
+                       ON s.account_id = a.id
+                WHERE a.cash <> COALESCE(s.total, 0)
+                ORDER BY a.id"""
             )
-        elif shares != ledger:
-            lines.append(
-                f"Account {account_id} shows {shares:,} shares of term {term_id} but its "
-                f"ledger entries sum to {ledger:,} (off by {shares - ledger:+,})."
-            )
-        if shares is not None and shares < 0:
-            lines.append(
-                f"Account {account_id} holds a negative {shares:,} shares of term {term_id}."
-            )
-    out.add(lines, "holding problems")
+        ],
+        "account problems",
+    )
 
-    # 4, 5, 6, 7. Each term's supply and reserve against pool entries, holdings and the curve.
+
+def holdings_match_entries(out: _Collector, t: dict[str, str]) -> None:
+    """3. Each holding equals the sum of its share entries, and no share entries lack a
+    holding."""
+    out.add(
+        [
+            f"Account {account_id} has ledger entries for {ledger:,} shares of term "
+            f"{term_id} but no holding row."
+            if shares is None
+            else f"Account {account_id} shows {shares:,} shares of term {term_id} but its "
+            f"ledger entries sum to {ledger:,} (off by {shares - ledger:+,})."
+            for account_id, term_id, shares, ledger in _rows(
+                f"""SELECT COALESCE(h.account_id, s.account_id), COALESCE(h.term_id, s.term_id),
+                       h.shares, COALESCE(s.total, 0)
+                FROM {t["holding"]} h
+                FULL OUTER JOIN (SELECT account_id, term_id, SUM(amount) AS total
+                                 FROM {t["entry"]}
+                                 WHERE asset = 'shares' AND account_id IS NOT NULL
+                                 GROUP BY 1, 2) s
+                             ON s.account_id = h.account_id AND s.term_id = h.term_id
+                WHERE COALESCE(h.shares, 0) <> COALESCE(s.total, 0)
+                ORDER BY 1, 2"""
+            )
+        ],
+        "holding problems",
+    )
+
+
+def _term_label(term_id: int, phrase: str) -> str:
+    return f"Term {term_id} (“{phrase}”)"
+
+
+# The terms whose supply and reserve are not negative (invariant 5 reports the others, and the
+# checks of what those figures should be would only repeat it).
+_SOUND_TERMS = "SELECT * FROM {term} WHERE supply >= 0 AND reserve >= 0"
+
+
+def pools_match_entries(out: _Collector, t: dict[str, str]) -> None:
+    """4. Each term's reserve and supply equal the sums of its pool's entries: the cash the
+    pool took in, and the shares it issued."""
     lines = []
-    for term_id, phrase, supply, reserve, p0, k, pool_cash, pool_shares, held in _rows(
-        f"""SELECT t.id, t.phrase, t.supply, t.reserve, t.p0, t.k,
-               COALESCE(p.cash, 0), COALESCE(p.shares, 0), COALESCE(h.shares, 0)
-        FROM {t["term"]} t
+    for term_id, phrase, supply, reserve, pool_cash, pool_shares in _rows(
+        f"""SELECT t.id, t.phrase, t.supply, t.reserve, COALESCE(p.cash, 0), COALESCE(p.shares, 0)
+        FROM ({_SOUND_TERMS.format(term=t["term"])}) t
         LEFT JOIN (SELECT term_id,
                           SUM(amount) FILTER (WHERE asset = 'cash') AS cash,
                           SUM(amount) FILTER (WHERE asset = 'shares') AS shares
                    FROM {t["entry"]} WHERE account_id IS NULL GROUP BY term_id) p
                ON p.term_id = t.id
-        LEFT JOIN (SELECT term_id, SUM(shares) AS shares FROM {t["holding"]} GROUP BY term_id) h
-               ON h.term_id = t.id
+        WHERE t.reserve <> COALESCE(p.cash, 0) OR t.supply <> -COALESCE(p.shares, 0)
         ORDER BY t.id"""
     ):
-        label = f"Term {term_id} (“{phrase}”)"
-        if supply < 0 or reserve < 0:
-            lines.append(f"{label} has a negative supply ({supply:,}) or reserve ({reserve:,}).")
-            continue
+        label = _term_label(term_id, phrase)
         if reserve != pool_cash:
             lines.append(
                 f"{label} shows a reserve of {reserve:,} µ¢ but its ledger entries sum to "
@@ -235,50 +258,116 @@ def _check() -> LedgerReport:
                 f"{label} shows a supply of {supply:,} shares but the ledger issued "
                 f"{-pool_shares:,}."
             )
-        if supply != held:
-            lines.append(f"{label} shows a supply of {supply:,} but holders hold {held:,}.")
+    out.add(lines, "pool problems")
+
+
+def nothing_negative(out: _Collector, t: dict[str, str]) -> None:
+    """5. Nothing is negative: the cash of users and fee accounts (only the issuance account
+    goes below zero, by what it minted), holdings, supplies and reserves."""
+    out.add(
+        [
+            f"{_account_label(kind, account_id, username)} has negative cash: "
+            f"{format_credits(cash)}."
+            for account_id, kind, username, cash in _rows(
+                f"""SELECT id, kind, username, cash FROM {_accounts_with_names(t)} a
+                WHERE kind <> 'issuance' AND cash < 0 ORDER BY id"""
+            )
+        ]
+        + [
+            f"Account {account_id} holds a negative {shares:,} shares of term {term_id}."
+            for account_id, term_id, shares in _rows(
+                f"""SELECT account_id, term_id, shares FROM {t["holding"]}
+                WHERE shares < 0 ORDER BY 1, 2"""
+            )
+        ]
+        + [
+            f"{_term_label(term_id, phrase)} has a negative supply ({supply:,}) or reserve "
+            f"({reserve:,})."
+            for term_id, phrase, supply, reserve in _rows(
+                f"""SELECT id, phrase, supply, reserve FROM {t["term"]}
+                WHERE supply < 0 OR reserve < 0 ORDER BY id"""
+            )
+        ],
+        "negative figures",
+    )
+
+
+def reserves_on_the_curve(out: _Collector, t: dict[str, str]) -> None:
+    """6. Each term's reserve equals cost(0, supply) on its curve: what buying every share
+    in existence from nothing would have cost."""
+    lines = []
+    for term_id, phrase, supply, reserve, p0, k in _rows(
+        f"""SELECT id, phrase, supply, reserve, p0, k FROM ({_SOUND_TERMS.format(term=t["term"])}) t
+        ORDER BY id"""
+    ):
         expected = curve.reserve(supply, p0=p0, k=k) if p0 >= 1 and k >= 0 else None
         if reserve != expected:
             lines.append(
-                f"{label} holds a reserve of {reserve:,} µ¢ but its curve needs "
-                f"cost(0, {supply:,}) = {expected if expected is None else f'{expected:,}'} µ¢."
+                f"{_term_label(term_id, phrase)} holds a reserve of {reserve:,} µ¢ but its curve "
+                f"needs cost(0, {supply:,}) = {expected if expected is None else f'{expected:,}'} "
+                "µ¢."
             )
-    out.add(lines, "term problems")
+    out.add(lines, "reserves off their curve")
 
-    # 8. Money: what exists equals what was minted, and only minting kinds mint.
-    (held_cash, fees, reserves), minted_by_kind = (
-        _rows(
-            f"""SELECT (SELECT COALESCE(SUM(cash), 0) FROM {t["account"]} WHERE kind = 'user'),
-                       (SELECT COALESCE(SUM(cash), 0) FROM {t["account"]} WHERE kind = 'fees'),
-                       (SELECT COALESCE(SUM(reserve), 0) FROM {t["term"]})"""
-        )[0],
-        dict(
-            _rows(
-                f"""SELECT x.kind, -SUM(e.amount) FROM {t["entry"]} e
-                JOIN {t["txn"]} x ON x.id = e.transaction_id
-                JOIN {t["account"]} a ON a.id = e.account_id
-                WHERE a.kind = 'issuance' AND e.asset = 'cash' GROUP BY x.kind"""
+
+def supply_is_held(out: _Collector, t: dict[str, str]) -> None:
+    """7. Each term's supply equals the sum of its holdings."""
+    out.add(
+        [
+            f"{_term_label(term_id, phrase)} shows a supply of {supply:,} but holders hold "
+            f"{held:,}."
+            for term_id, phrase, supply, held in _rows(
+                f"""SELECT t.id, t.phrase, t.supply, COALESCE(h.shares, 0)
+                FROM ({_SOUND_TERMS.format(term=t["term"])}) t
+                LEFT JOIN (SELECT term_id, SUM(shares) AS shares FROM {t["holding"]}
+                           GROUP BY term_id) h ON h.term_id = t.id
+                WHERE t.supply <> COALESCE(h.shares, 0)
+                ORDER BY t.id"""
             )
-        ),
+        ],
+        "supplies their holders do not hold",
+    )
+
+
+def money_adds_up(out: _Collector, t: dict[str, str]) -> None:
+    """8. User cash + fees + reserves equal everything minted (grants + dividends +
+    adjustments), and only those kinds of transaction mint."""
+    lines = []
+    held_cash, fees, reserves = _rows(
+        f"""SELECT (SELECT COALESCE(SUM(cash), 0) FROM {t["account"]} WHERE kind = 'user'),
+                   (SELECT COALESCE(SUM(cash), 0) FROM {t["account"]} WHERE kind = 'fees'),
+                   (SELECT COALESCE(SUM(reserve), 0) FROM {t["term"]})"""
+    )[0]
+    minted_by_kind = dict(
+        _rows(
+            f"""SELECT x.kind, -SUM(e.amount) FROM {t["entry"]} e
+            JOIN {t["txn"]} x ON x.id = e.transaction_id
+            JOIN {t["account"]} a ON a.id = e.account_id
+            WHERE a.kind = 'issuance' AND e.asset = 'cash' GROUP BY x.kind"""
+        )
     )
     minted = sum(minted_by_kind.get(kind, 0) for kind in LedgerTransaction.MINTING_KINDS)
     if held_cash + fees + reserves != minted:
         breakdown = ", ".join(
             f"{kind} {minted_by_kind.get(kind, 0):,}" for kind in LedgerTransaction.MINTING_KINDS
         )
-        report.violations.append(
+        lines.append(
             f"Money does not add up: user cash {held_cash:,} + fees {fees:,} + reserves "
             f"{reserves:,} = {held_cash + fees + reserves:,} µ¢, but {minted:,} µ¢ were minted "
             f"({breakdown}); difference {held_cash + fees + reserves - minted:+,} µ¢."
         )
     for kind, amount in sorted(minted_by_kind.items()):
         if kind not in LedgerTransaction.MINTING_KINDS and amount:
-            report.violations.append(
+            lines.append(
                 f"{kind} transactions moved {amount:+,} µ¢ out of the issuance account; only "
                 "grants, dividends and adjustments may."
             )
+    out.add(lines, "money problems")
 
-    # 9. Trade versions: gapless per term and chained by supply.
+
+def trades_in_sequence(out: _Collector, t: dict[str, str]) -> None:
+    """9. Per term, trade versions run 1, 2, … without gaps up to the term's version, each
+    trade starts at the supply the previous one left, and the last leaves the current supply."""
     out.add(
         [
             f"Trade {trade_id} on term {term_id} has version {version:,} where {expected:,} was "
@@ -315,7 +404,9 @@ def _check() -> LedgerReport:
         "term version problems",
     )
 
-    # 10. Each trade's entries move exactly what the trade says.
+
+def trades_match_entries(out: _Collector, t: dict[str, str]) -> None:
+    """10. Each trade's ledger entries move exactly the trade's amount, fee and shares."""
     out.add(
         [
             f"Trade {trade_id} ({side} {shares:,} shares, amount {amount:,} µ¢, fee {fee:,} µ¢) "
@@ -359,13 +450,11 @@ def _check() -> LedgerReport:
         ],
         "trades that differ from their entries",
     )
-    _check_dividends(out, t)
-    _check_orders(out, t)
-    return report
 
 
-def _check_orders(out: _Collector, t: dict[str, str]) -> None:
-    """Invariant 12: every order's fills are its trades, within its shares, limit and life."""
+def orders_match_fills(out: _Collector, t: dict[str, str]) -> None:
+    """12. Each limit order's fills are its trades, numbered without gaps, within its shares,
+    its limit and its life, and every trade under a fill's key is that fill."""
     out.add(
         [
             f"Order {order_id} ({side} {shares:,} shares) shows {filled:,} filled in {fills:,} "
@@ -453,8 +542,9 @@ def _check_orders(out: _Collector, t: dict[str, str]) -> None:
     )
 
 
-def _check_dividends(out: _Collector, t: dict[str, str]) -> None:
-    """Invariant 11: every dividend paid what the shares held at its announcement earned."""
+def dividends_follow_the_rule(out: _Collector, t: dict[str, str]) -> None:
+    """11. Each dividend recorded and paid what the shares held at its announcement earned
+    (none for a paper announced before the term was listed)."""
     # Each trader's shares of each dividend's term at that dividend's announcement instant.
     held_at_announcement = f"""
         SELECT ev.id AS event_id, ev.transaction_id, tr.account_id,
@@ -511,3 +601,20 @@ def _check_dividends(out: _Collector, t: dict[str, str]) -> None:
         ],
         "dividend payments that differ from the holdings at the announcement",
     )
+
+
+# In the order of the module's docstring; ``check_ledger`` runs them all.
+INVARIANTS: tuple[Invariant, ...] = (
+    transactions_balance,
+    cash_matches_entries,
+    holdings_match_entries,
+    pools_match_entries,
+    nothing_negative,
+    reserves_on_the_curve,
+    supply_is_held,
+    money_adds_up,
+    trades_in_sequence,
+    trades_match_entries,
+    dividends_follow_the_rule,
+    orders_match_fills,
+)

@@ -22,6 +22,14 @@ from peerrevenue.validators import NUL_IN_JSON, json_contains_nul
 
 from . import curve
 
+# Defined in their own modules (which name this one's models by "market.Name", not by import);
+# re-exported here so that Django finds them and callers have one place to import models from.
+from .notice_models import Follow as Follow
+from .notice_models import Notice as Notice
+from .order_book import Order as Order
+from .order_book import OrderFill as OrderFill
+from .sides import Side
+
 DEFAULT_P0 = 1_000_000  # the first share costs one credit
 DEFAULT_K = 10_000  # and each further share 0.01 credit more
 
@@ -414,9 +422,7 @@ class Entry(models.Model):
 
 
 class Trade(models.Model):
-    class Side(models.TextChoices):
-        BUY = "buy", "Buy"
-        SELL = "sell", "Sell"
+    Side = Side
 
     # Both indexed by the unique constraints that start with them: (account, key) and
     # (term, term_version), which also orders a term's trades in time for price charts.
@@ -612,8 +618,3 @@ class TermProposal(models.Model):
     @property
     def is_open(self) -> bool:
         return self.listed_at is None
-
-
-# Defined in their own modules; imported here so that Django finds the models.
-from .notice_models import Follow, Notice  # noqa: E402, F401
-from .order_book import Order, OrderFill  # noqa: E402, F401

@@ -7,7 +7,6 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from .models import Term
 from .order_book import Order
 
 
@@ -16,7 +15,7 @@ class Follow(models.Model):
     last time they were told (or since they followed), and when it pays a dividend."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    term = models.ForeignKey(Term, on_delete=models.CASCADE, related_name="follows")
+    term = models.ForeignKey("market.Term", on_delete=models.CASCADE, related_name="follows")
     threshold_bp = models.PositiveIntegerField(
         "move threshold (basis points)", help_text="1,000 is a move of 10% of the price."
     )
@@ -51,7 +50,7 @@ class Notice(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    term = models.ForeignKey(Term, on_delete=models.CASCADE, related_name="+", null=True)
+    term = models.ForeignKey("market.Term", on_delete=models.CASCADE, related_name="+", null=True)
     order = models.ForeignKey(
         Order, on_delete=models.CASCADE, related_name="notices", null=True, blank=True
     )

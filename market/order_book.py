@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.db import models
 from django.db.models import F, Q, Sum
 
-from .models import Account, Term, Trade
+from .sides import Side
 
 
 def fill_key(order_id: int, number: int) -> str:
@@ -32,11 +32,13 @@ class Order(models.Model):
         EXPIRED = "expired", "Expired"
 
     account = models.ForeignKey(
-        Account, on_delete=models.PROTECT, related_name="orders", db_index=False
+        "market.Account", on_delete=models.PROTECT, related_name="orders", db_index=False
     )
-    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="orders", db_index=False)
+    term = models.ForeignKey(
+        "market.Term", on_delete=models.PROTECT, related_name="orders", db_index=False
+    )
     key = models.CharField(max_length=100, help_text="The client's idempotency key.")
-    side = models.CharField(max_length=4, choices=Trade.Side.choices)
+    side = models.CharField(max_length=4, choices=Side.choices)
     shares = models.BigIntegerField(help_text="The most shares to buy or sell.")
     limit_price = models.BigIntegerField(
         "limit (µ¢ a share)",
@@ -102,7 +104,9 @@ class OrderFill(models.Model):
 
     order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="fill_rows")
     number = models.IntegerField()
-    trade = models.OneToOneField(Trade, on_delete=models.PROTECT, related_name="order_fill")
+    trade = models.OneToOneField(
+        "market.Trade", on_delete=models.PROTECT, related_name="order_fill"
+    )
     triggered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -120,7 +124,7 @@ def describe(order: Order, phrase: str) -> str:
     """``Buy up to 10 shares of “KV cache” at most 1.20 credits a share``."""
     from .units import format_credits, format_shares
 
-    buying = order.side == Trade.Side.BUY
+    buying = order.side == Side.BUY
     return (
         f"{'Buy' if buying else 'Sell'} up to {format_shares(order.shares)} of “{phrase}” at "
         f"{'most' if buying else 'least'} {format_credits(order.limit_price)} a share"
@@ -141,8 +145,9 @@ class Filled:
 
 
 def filled_so_far(order: Order) -> Filled:
-    totals = Trade.objects.filter(order_fill__order=order).aggregate(
-        shares=Sum("shares"), amount=Sum("amount"), fee=Sum("fee")
+    # From the fill rows (each fill is one trade), so this module need not import the trades'.
+    totals = OrderFill.objects.filter(order=order).aggregate(
+        shares=Sum("trade__shares"), amount=Sum("trade__amount"), fee=Sum("trade__fee")
     )
     return Filled(
         shares=totals["shares"] or 0, amount=totals["amount"] or 0, fee=totals["fee"] or 0

@@ -23,7 +23,7 @@ from .forms import OrderForm
 from .models import Order, Term, Trade
 from .order_book import describe, filled_so_far
 from .units import format_credits, format_shares
-from .views import TOO_FAST, _get_term
+from .views import TOO_FAST, get_term_or_404
 
 
 def _back(request: HttpRequest, default: str) -> HttpResponse:
@@ -70,7 +70,7 @@ def placed_message(order: Order, phrase: str) -> str:
 
 @require_POST
 def place(request: HttpRequest, slug: str) -> HttpResponse:
-    term = _get_term(slug)
+    term = get_term_or_404(slug)
     if not request.user.is_authenticated:
         return redirect_to_login(term.get_absolute_url())
     if _too_fast(request):
@@ -137,7 +137,7 @@ def cancel(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def follow(request: HttpRequest, slug: str) -> HttpResponse:
-    term = _get_term(slug)
+    term = get_term_or_404(slug)
     if not request.user.is_authenticated:
         return redirect_to_login(term.get_absolute_url())
     # Following is to terms what watching is to categories: one budget for both kinds.

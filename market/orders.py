@@ -3,7 +3,8 @@
 ``place_order`` leaves an order; one whose limit is already reachable fills at once as far as
 its limit allows, and the rest waits. A waiting order fills when a trade moves the price within
 its reach: the trade function says so (``orders_reachable``, market/sql/place_trade.sql) and
-``market.trading`` calls ``fill_pass`` right after that trade commits, in the same request.
+``market.trading`` calls ``after_trade`` (a ``fill_pass``) right after that trade commits, in
+the same request.
 The worker sweeps every minute for what a request could not finish (``sweep``).
 
 Each fill is an ordinary trade through the one trade function, ``market_place_trade``, made
@@ -41,14 +42,15 @@ from __future__ import annotations
 import datetime as dt
 import logging
 
+from celery import shared_task
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from peerrevenue.db import atomic_with_retries, violates
 from peerrevenue.queueing import send_from_request
 
-from . import curve, trading
+from . import curve
 from .cash import balance, holding
 from .models import Account, Term, Trade
 from .order_book import Order
@@ -61,6 +63,7 @@ from .refusals import (
     TradeError,
     untradable,
 )
+from .trade_statements import check_key, fee_shard, fetch_row
 from .units import format_credits
 
 logger = logging.getLogger(__name__)
@@ -120,7 +123,7 @@ def place_order(
     if user is None or not getattr(user, "pk", None):
         raise InvalidRequest("Sign in to leave an order.")
     _check_order(side=side, shares=shares, limit_price=limit_price, expires_at=expires_at)
-    key = trading._check_key(key)
+    key = check_key(key)
     current = Term.objects.filter(pk=term.pk).first()
     if current is None:
         raise TermNotTradable("That term does not exist (any more); pick one from the market.")
@@ -288,7 +291,7 @@ def fill_pass(*, term_id: int, triggered_at: dt.datetime | None = None) -> int:
     """
     if connection.in_atomic_block:
         raise RuntimeError("A fill pass commits each fill: run it outside a transaction.")
-    shard = trading._fee_shard(term_id)
+    shard = fee_shard(term_id)
     params = (
         term_id,
         triggered_at,
@@ -302,7 +305,7 @@ def fill_pass(*, term_id: int, triggered_at: dt.datetime | None = None) -> int:
     for _ in range(2):
         # A retry after a deadlock goes on where the pass stopped: the fills before it committed.
         fills, _told, unfinished, lacking = atomic_with_retries(
-            lambda: trading._fetchone(_FILL_SQL, params), statement=True
+            lambda: fetch_row(_FILL_SQL, params), statement=True
         )
         made += fills
         if lacking != "fee_account":
@@ -311,14 +314,25 @@ def fill_pass(*, term_id: int, triggered_at: dt.datetime | None = None) -> int:
     else:
         raise AssertionError(f"market_fill_orders still lacks the fee shard {shard}")
     if unfinished:
-        from . import tasks  # the worker's task imports this module
-
-        send_from_request(tasks.fill_orders, args=(term_id,), what="the rest of a fill pass")
+        send_from_request(fill_orders, args=(term_id,), what="the rest of a fill pass")
     return made
 
 
+# The pass queues its own rest, so the task lives beside it; its name is the one it had in
+# market/tasks.py, so queued messages still find it.
+@shared_task(
+    name="market.tasks.fill_orders",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=5,
+)
+def fill_orders(term_id: int) -> int:
+    """Fill a term's reachable orders (what a request's pass left over); safe to run again."""
+    return fill_pass(term_id=term_id)
+
+
 def after_trade(term_id: int, at: dt.datetime) -> None:
-    """The hook ``market.trading`` calls after a trade that left an order within reach. The
+    """What ``market.trading`` calls after a trade that left an order within reach. The
     trade is committed: a failure here is logged and left to the worker, never reported as the
     trade's."""
     try:
@@ -327,9 +341,6 @@ def after_trade(term_id: int, at: dt.datetime) -> None:
         logger.exception(
             "Filling the orders of term %s after a trade failed; the sweep will", term_id
         )
-
-
-trading.when_orders_reachable(after_trade)
 
 
 def reachable_shares(*, side: str, remaining: int, limit: int, supply: int, p0: int, k: int) -> int:

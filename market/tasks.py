@@ -14,7 +14,11 @@ from .dividends import pay_dividends_for_day
 from .ledger import check_ledger as run_ledger_check
 from .networth import take_snapshots, today_utc
 from .notices import tell_moves
-from .orders import fill_pass, sweep
+
+# ``fill_orders`` (the rest of a fill pass) is defined beside the pass in market/orders.py,
+# which queues it; named here so the worker, which imports this module, registers it.
+from .orders import fill_orders as fill_orders
+from .orders import sweep
 
 logger = logging.getLogger(__name__)
 
@@ -67,17 +71,6 @@ def keep_highlights() -> int:
     from .term_links import keep_recent_highlights
 
     return keep_recent_highlights()
-
-
-@shared_task(
-    name="market.tasks.fill_orders",
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=5,
-)
-def fill_orders(term_id: int) -> int:
-    """Fill a term's reachable orders (what a request's pass left over); safe to run again."""
-    return fill_pass(term_id=term_id)
 
 
 @shared_task(name="market.tasks.sweep_orders")

@@ -26,29 +26,26 @@ locks) are stopped by the unique constraint, after which the loser returns the w
 Limits. ``max_cost`` (buy) and ``min_proceeds`` (sell) include the fee: they bound what leaves
 or reaches the trader's cash. ``None`` means no limit.
 
-Limit orders. ``place_order`` and ``cancel_order`` live in ``market.orders``, which fills each
-order as ordinary trades through ``_place`` below. The trade function also says whether a
-waiting order came within reach of the price a trade left; if so, right after the trade
-commits, the hooks ``market.orders`` registered (``when_orders_reachable``) fill them, in the
-same request. ``market.orders`` builds on this module, so it registers itself rather than
-being imported here.
+Limit orders. ``place_order`` and ``cancel_order`` live in ``market.orders`` (re-exported
+here). The trade function also says whether a waiting order came within reach of the price a
+trade left; if so, right after the trade commits, ``market.orders.after_trade`` fills them, in
+the same request.
 """
 
 from __future__ import annotations
 
 import copy
-import datetime as dt
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, transaction
 
-from peerrevenue.db import atomic_with_retries, prepared_row, retry_count, violates
+from peerrevenue.db import atomic_with_retries, retry_count, violates
 
 from . import curve
 from .cash import adjust_balance, balance, cash_of, holding, open_account
 from .models import Account, Term, Trade
+from .orders import after_trade, cancel_order, place_order
 from .refusals import (
     NO_SUCH_TERM,
     InsufficientCash,
@@ -60,6 +57,7 @@ from .refusals import (
     TradeError,
     untradable,
 )
+from .trade_statements import check_key, fee_shard, fetch_row
 from .units import format_credits, format_shares
 
 # The public names: scripts and checks outside the project import them from here.
@@ -83,10 +81,6 @@ __all__ = [
     "retry_count",
     "sell",
 ]
-
-_key_field = Trade._meta.get_field("key")
-assert isinstance(_key_field, models.CharField) and _key_field.max_length is not None
-KEY_MAX_LENGTH = _key_field.max_length
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,15 +118,6 @@ def _check_limit(name: str, value: object) -> int | None:
     if value is not None and (type(value) is not int or value < 0):
         raise InvalidRequest(f"{name} must be a whole number of µ¢ or None (got {value!r}).")
     return value
-
-
-def _check_key(key: object) -> str:
-    if not isinstance(key, str) or not key or len(key) > KEY_MAX_LENGTH:
-        raise InvalidRequest(
-            f"Each trade needs a key of 1 to {KEY_MAX_LENGTH} characters so that a repeated "
-            "submission is not traded twice; reload the page and try again."
-        )
-    return key
 
 
 # Quotes and trades ------------------------------------------------------------------------
@@ -195,7 +180,7 @@ def buy(*, user, term: Term, shares: int, max_cost: int | None, key: str) -> Tra
         side=Trade.Side.BUY,
         shares=_check_quantity(shares),
         limit=_check_limit("max_cost", max_cost),
-        key=_check_key(key),
+        key=check_key(key),
     )
 
 
@@ -207,49 +192,8 @@ def sell(*, user, term: Term, shares: int, min_proceeds: int | None, key: str) -
         side=Trade.Side.SELL,
         shares=_check_quantity(shares),
         limit=_check_limit("min_proceeds", min_proceeds),
-        key=_check_key(key),
+        key=check_key(key),
     )
-
-
-def place_order(
-    *, user, term: Term, side: str, shares: int, limit_price: int, expires_at=None, key: str
-):
-    """Leave a limit order (see ``market.orders.place_order``)."""
-    from .orders import place_order as place
-
-    return place(
-        user=user,
-        term=term,
-        side=side,
-        shares=shares,
-        limit_price=limit_price,
-        expires_at=expires_at,
-        key=key,
-    )
-
-
-def cancel_order(*, user, order):
-    """Cancel a waiting limit order (see ``market.orders.cancel_order``)."""
-    from .orders import cancel_order as cancel
-
-    return cancel(user=user, order=order)
-
-
-# Called with (term id, the trade's time) after a trade left a waiting order within reach.
-OrdersReachable = Callable[[int, dt.datetime], None]
-_reachable_hooks: list[OrdersReachable] = []
-
-
-def when_orders_reachable(hook: OrdersReachable) -> None:
-    """Register what fills a term's orders once a trade made one reachable (``market.orders``
-    does, on import)."""
-    if hook not in _reachable_hooks:
-        _reachable_hooks.append(hook)
-
-
-def _orders_reachable(term_id: int, at: dt.datetime) -> None:
-    for hook in _reachable_hooks:
-        hook(term_id, at)
 
 
 def _trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: str) -> Trade:
@@ -267,7 +211,7 @@ def _trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
         # After COMMIT (at once in autocommit, where the trade was its own transaction): a
         # fill must see the trade, and must not be undone with the caller's transaction.
         term_id, at = done.term_id, done.created_at
-        transaction.on_commit(lambda: _orders_reachable(term_id, at))
+        transaction.on_commit(lambda: after_trade(term_id, at))
     return done
 
 
@@ -276,12 +220,6 @@ def _repeated(trade: Trade) -> Trade:
     # placed instead of announcing it again.
     trade.repeated = True
     return trade
-
-
-def _fee_shard(term_id: int) -> int:
-    # By term: trades on one term already queue on its lock, so they lose nothing by sharing
-    # a fee row, while trades on different terms mostly write different fee rows.
-    return term_id % Account.FEE_SHARDS
 
 
 def _decide(
@@ -380,7 +318,7 @@ def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
     # No amount in a bigint column exceeds curve.BIGINT_MAX, so the clamped limit allows and refuses
     # the same trades as the trader's own.
     sql_limit = None if limit is None else min(limit, curve.BIGINT_MAX)
-    shard = _fee_shard(term.pk)
+    shard = fee_shard(term.pk)
     params = (
         user.pk,
         term.pk,
@@ -393,7 +331,7 @@ def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
     )
     # At most three calls: the account, then the fee shard, may be missing the first time.
     for _ in range(3):
-        row = atomic_with_retries(lambda: _fetchone(_PLACE_TRADE_SQL, params), statement=True)
+        row = atomic_with_retries(lambda: fetch_row(_PLACE_TRADE_SQL, params), statement=True)
         result, trade_id, transaction_id, traded_at, account_id, cash, held, *term_row = row
         term_row, orders_reachable = term_row[:-1], term_row[-1]
         if result == "no_account":
@@ -436,11 +374,3 @@ def _place(*, user, term: Term, side: str, shares: int, limit: int | None, key: 
     if result == "refused" and refusal is not None:
         raise refusal
     raise AssertionError(f"market_place_trade and market.trading disagree: {row}, {refusal!r}")
-
-
-def _fetchone(sql: str, params: Sequence[object]) -> tuple:
-    """Run a fixed statement of the trade path as a prepared statement."""
-    row = prepared_row(sql, params)
-    if row is None:  # each statement here is a SELECT of one function call: one row
-        raise AssertionError(f"no row from {sql}")
-    return row

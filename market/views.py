@@ -75,7 +75,8 @@ QUOTING_TOO_FAST = (
 RULES_FILE = Path(__file__).with_name("rules.md")
 
 
-def _get_term(slug: str) -> Term:
+def get_term_or_404(slug: str) -> Term:
+    """The term at ``slug``, or a 404 saying there is none (the term pages share it)."""
     term = Term.objects.filter(slug=slug).first()
     if term is None:
         raise Http404(f"There is no term “{slug}” on the market.")
@@ -598,7 +599,7 @@ def _render_quote(
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def quote(request: HttpRequest, slug: str) -> HttpResponse:
-    term = _get_term(slug)
+    term = get_term_or_404(slug)
     # No parameters at all (a bookmarked or typed URL): an empty order form, not errors.
     form = QuoteForm((request.POST if request.method == "POST" else request.GET) or None)
     if not form.is_bound:
@@ -621,7 +622,7 @@ def quote(request: HttpRequest, slug: str) -> HttpResponse:
 def why_counted(request: HttpRequest, slug: str, arxiv_id: str) -> HttpResponse:
     from .why import explain
 
-    term = _get_term(slug)
+    term = get_term_or_404(slug)
     found = explain(term=term, arxiv_id=arxiv_id)
     if found is None:
         raise Http404(f"“{term.phrase}” has no mention in paper {arxiv_id}.")
@@ -670,7 +671,7 @@ def quote_json(request: HttpRequest, slug: str) -> JsonResponse:
     refused = _quoting_too_fast(request)
     if refused is not None:
         return refused
-    term = _get_term(slug)
+    term = get_term_or_404(slug)
     form = QuoteForm(request.GET)
     if not form.is_valid():
         errors = [str(e) for field_errors in form.errors.values() for e in field_errors]
@@ -751,7 +752,7 @@ def offer_json(request: HttpRequest, slug: str) -> JsonResponse:
     refused = _quoting_too_fast(request)
     if refused is not None:
         return refused
-    term = _get_term(slug)
+    term = get_term_or_404(slug)
     ticker = current_tickers(request).get(term.pk)
     back = safe_next(request)
     data: dict = {
@@ -801,7 +802,7 @@ def _json(data: dict, *, status: int = 200) -> JsonResponse:
 def trade(request: HttpRequest, slug: str) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("market:term", args=[slug]))
-    term = _get_term(slug)
+    term = get_term_or_404(slug)
     # Unbound, so that a refusal shows the order again without judging it a second time.
     form = QuoteForm(
         initial={"side": request.POST.get("side"), "shares": request.POST.get("shares", "")[:30]}

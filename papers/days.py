@@ -13,8 +13,7 @@ days its page holds (``read_days``), and one for the page's entries (``days_on_p
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.paginator import EmptyPage, Page, Paginator
@@ -24,6 +23,8 @@ from peerrevenue import replicas
 from peerrevenue.db import prepared_rows
 from peerrevenue.pagination import number_of
 
+from .day_groups import Day as Day
+from .day_groups import group_days
 from .entries import entry_rows
 from .models import Category, CategoryDay
 
@@ -31,14 +32,6 @@ RECENT_DAYS = 8
 # Far past any page a category has (20 years of cs.DC are ~1,000 pages): a hand-typed huge
 # ?page= must still make a LIMIT PostgreSQL accepts.
 MAX_PAGE = 1_000_000
-
-
-@dataclass
-class Day:
-    date: dt.date
-    # Listings, or a category page's Entries: anything with a ``date``.
-    listings: list[Any] = field(default_factory=list)
-    replacements: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -55,16 +48,6 @@ class DayNavigation:
     older: dt.date | None
     missing: dt.date | None  # the date asked for, when nothing was announced on it
     recent: list[DayCount]
-
-
-def group_days(*, listings: Iterable[Any], replacements: Iterable[Any] = ()) -> list[Day]:
-    """Listings (newest day first) and replacements grouped under their days, newest first."""
-    days: dict[dt.date, Day] = {}
-    for listing in listings:
-        days.setdefault(listing.date, Day(listing.date)).listings.append(listing)
-    for listing in replacements:
-        days.setdefault(listing.date, Day(listing.date)).replacements.append(listing)
-    return sorted(days.values(), key=lambda day: day.date, reverse=True)
 
 
 def divider_before(*, days: list[Day], new_after: dt.date | None) -> dt.date | None:

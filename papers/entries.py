@@ -26,7 +26,7 @@ from .models import Category, Listing, Paper
 from .templatetags.papers import day_heading
 
 if TYPE_CHECKING:
-    from .days import Day
+    from .day_groups import Day
 
 STREAM_SQL = "(" + ", ".join(f"'{kind}'" for kind in Listing.STREAM_TYPES) + ")"
 

@@ -186,7 +186,7 @@ class _Plan:
     superseded: list[int] = field(default_factory=list)
 
 
-def _plan(*, category: Category, parsed: ParsedFeed, typesetter_version: int) -> _Plan:
+def plan_feed(*, category: Category, parsed: ParsedFeed, typesetter_version: int) -> _Plan:
     """Lock the feed's stored papers and work out every change, in memory, in feed order.
 
     A constant number of queries whatever the feed's size: the papers, their versions and this
@@ -354,7 +354,7 @@ def _write(*, category: Category, parsed: ParsedFeed) -> tuple[_Counts, set[dt.d
         return _Counts(), set()
     typesetter_version = _typesetter_version()
     for attempt in range(1, _PLAN_ATTEMPTS + 1):
-        plan = _plan(category=category, parsed=parsed, typesetter_version=typesetter_version)
+        plan = plan_feed(category=category, parsed=parsed, typesetter_version=typesetter_version)
         if not plan.new:
             break
         try:

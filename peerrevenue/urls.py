@@ -1,7 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from accounts import saved_search_views
 from peerrevenue.metrics import metrics_view
 from peerrevenue.robots import robots_txt
 
@@ -11,8 +10,6 @@ urlpatterns = [
     path("robots.txt", robots_txt, name="robots_txt"),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
-    path("searches/", saved_search_views.saved_searches, name="saved_searches"),
-    path("searches/delete/", saved_search_views.delete_saved_search, name="delete_saved_search"),
     path("", include("library.urls")),
     path("", include("papers.urls")),
     path("", include("market.urls")),

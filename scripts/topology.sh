@@ -483,7 +483,7 @@ main() {
       app_env DATABASE_URL="$PRIMARY_URL" DATABASE_POOLER= DATABASE_REPLICA_URL= \
         TOPOLOGY_DIR="$TOPOLOGY_DIR" \
         TOPOLOGY_SCRIPT="$ROOT/scripts/topology.sh" \
-        "$BIN/python" "$ROOT/scripts/topology_checks.py" "$@"
+        "$BIN/python" "$ROOT/scripts/topology" "$@"
       ;;
     up)
       up

@@ -1,7 +1,7 @@
 """The production shape on this one machine (scripts/topology.sh): a primary and a streaming
 replica, pgbouncer in transaction mode, Redis, two gunicorn instances behind haproxy, two Celery
 workers and beat, all private processes on ports of their own. The script runs the checks of
-scripts/topology_checks.py against it (readers, ingest with two beats, a killed worker, reads
+scripts/topology/ against it (readers, ingest with two beats, a killed worker, reads
 from the replica, the primary, the pooler and a web instance taken away) and tears it down; this
 test asserts that every check passed, and shows every check's figures when one did not."""
 

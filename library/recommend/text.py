@@ -127,6 +127,13 @@ def current(*, fit_if_missing: bool = True) -> Loaded | None:
             return _loaded
 
 
+def forget() -> None:
+    """Drop the model this process unpickled (tests store their own between cases)."""
+    global _loaded
+    with _lock:
+        _loaded = None
+
+
 def _fit_first() -> TextModel:
     """The first model, fitted once however many refits ask for it at the same moment: they
     queue on a transaction-level advisory lock (fine behind a transaction pooler), and those

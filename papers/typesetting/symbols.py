@@ -11,7 +11,7 @@ Only pylatexenc's symbol categories are used: its "approximations" and "placehol
 render ``\\frac{a}{b}`` as "a/b" and ``\\cite{x}`` as "<cit.>", where we show the source, and a
 macro with an argument is never taken for a symbol.
 
-:data:`_OVERRIDES` holds what pylatexenc 2.11 lacks or renders differently from what we show;
+:data:`OVERRIDES` holds what pylatexenc 2.11 lacks or renders differently from what we show;
 the tests check that every entry still differs from pylatexenc's own answer, so that no entry
 repeats it.
 """
@@ -34,7 +34,7 @@ _ARGUMENTS = latexwalker.get_default_latex_context_db()
 _LATEX2TEXT = LatexNodes2Text(latex_context=_CONTEXT)
 
 # Macro name → text, where pylatexenc has none or another one.
-_OVERRIDES: dict[str, str] = {
+OVERRIDES: dict[str, str] = {
     # Text-mode symbols and logos pylatexenc does not know.
     "S": "§", "P": "¶", "copyright": "©", "pounds": "£", "euro": "€", "deg": "°",
     "degree": "°", "ddag": "‡", "textless": "<", "textgreater": ">", "textbar": "|",
@@ -85,7 +85,7 @@ def _takes_argument(name: str) -> bool:
 def symbol(name: str) -> Symbol | None:
     """What the argument-less macro ``\\name`` stands for (``ss`` → ß, ``ldots`` → …,
     ``%`` → %, ``alpha`` → α), or None if it is no such macro."""
-    text = _OVERRIDES.get(name)
+    text = OVERRIDES.get(name)
     if text is None:
         if name in _NOT_SYMBOLS or _CONTEXT.get_macro_spec(name) is None:
             return None

@@ -140,10 +140,10 @@ def fresh_text_model():
     from library.recommend import pool, text
 
     pool.forget()
-    text._loaded = None
+    text.forget()
     yield
     pool.forget()
-    text._loaded = None
+    text.forget()
 
 
 def picks_for(reader, papers) -> None:

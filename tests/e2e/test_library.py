@@ -19,11 +19,11 @@ def topical_day(cs_dc):
     from library.recommend import pool, text
 
     pool.forget()
-    text._loaded = None
+    text.forget()
     get_user_model().objects.create_user("tobias", "tobias@example.org", PASSWORD)
     yield make_topical_papers(cs_dc, per_topic=5, days=1)
     pool.forget()
-    text._loaded = None
+    text.forget()
 
 
 def save_from_the_list(page, paper) -> None:

@@ -9,7 +9,7 @@ def fresh_models():
     from library.recommend import pool, text
 
     pool.forget()
-    text._loaded = None
+    text.forget()
     yield
     pool.forget()
-    text._loaded = None
+    text.forget()

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.db.models import F
 
-from market import tasks, trading
+from market import ledger, tasks, trading
 from market.ledger import check_ledger
 from market.models import Account, Entry, Holding, Term, Trade
 
@@ -89,6 +89,83 @@ def test_a_gap_in_trade_versions_is_reported(books, kv_cache):
     Trade.objects.filter(term=kv_cache, term_version=3).update(term_version=4)
     report = failing_check()
     assert "has version 4 where 3 was expected" in report
+
+
+# Each invariant on its own: a tampering that breaks it is what its check reports. (Dividends
+# and orders, 11 and 12, are tampered with in test_integrity.py and test_orders.py.)
+
+
+def _tamper_fee_entry(trader, kv_cache, raft):
+    entry = Entry.objects.filter(asset="cash", account__kind="fees").first()
+    assert entry is not None
+    Entry.objects.filter(pk=entry.pk).update(amount=F("amount") + 5)
+
+
+def _tamper_cash(trader, kv_cache, raft):
+    Account.objects.filter(user=trader).update(cash=F("cash") + 7)
+
+
+def _tamper_holding(trader, kv_cache, raft):
+    Holding.objects.filter(account__user=trader, term=kv_cache).update(shares=F("shares") + 1)
+
+
+def _tamper_supply(trader, kv_cache, raft):
+    Term.objects.filter(pk=raft.pk).update(supply=F("supply") + 1)
+
+
+def _tamper_negative_holding(trader, kv_cache, raft):
+    # The database refuses a negative holding; the check is for books that got past it (a
+    # restore without the constraints, a migration that dropped one). The test's transaction
+    # rolls the DROP back.
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred checks, before the DDL
+        cursor.execute("ALTER TABLE market_holding DROP CONSTRAINT holding_non_negative")
+    Holding.objects.filter(account__user=trader, term=kv_cache).update(shares=-2)
+
+
+def _tamper_reserve(trader, kv_cache, raft):
+    Term.objects.filter(pk=kv_cache.pk).update(reserve=F("reserve") - 1)
+
+
+def _tamper_version(trader, kv_cache, raft):
+    Trade.objects.filter(term=kv_cache, term_version=3).update(term_version=4)
+
+
+def _tamper_fee(trader, kv_cache, raft):
+    Trade.objects.filter(term=raft).update(fee=F("fee") + 1)
+
+
+TAMPERED = {
+    "transactions_balance": (_tamper_fee_entry, "sum to +5, not 0."),
+    "cash_matches_entries": (_tamper_cash, "(tobias) shows cash"),
+    "holdings_match_entries": (_tamper_holding, "shows 8 shares of term"),
+    "pools_match_entries": (_tamper_supply, "shows a supply of 7 shares but the ledger issued 6"),
+    "nothing_negative": (_tamper_negative_holding, "holds a negative -2 shares of term"),
+    "reserves_on_the_curve": (_tamper_reserve, "its curve needs cost(0, 11)"),
+    "supply_is_held": (_tamper_holding, "shows a supply of 11 but holders hold 12"),
+    "money_adds_up": (_tamper_cash, "Money does not add up"),
+    "trades_in_sequence": (_tamper_version, "has version 4 where 3 was expected"),
+    "trades_match_entries": (_tamper_fee, "does not match its ledger transaction"),
+}
+
+
+@pytest.mark.parametrize("name", TAMPERED)
+def test_each_invariant_reports_the_tampering_that_breaks_it(name, books, trader, kv_cache, raft):
+    invariant = getattr(ledger, name)
+    tamper, said = TAMPERED[name]
+    assert check_ledger(invariants=[invariant]).ok
+    tamper(trader, kv_cache, raft)
+    alone = check_ledger(invariants=[invariant])
+    assert any(said in violation for violation in alone.violations), alone.violations
+    assert any(said in violation for violation in check_ledger().violations)
+
+
+def test_every_invariant_is_run_and_says_what_it_holds():
+    numbers = [(invariant.__doc__ or "").split(".")[0] for invariant in ledger.INVARIANTS]
+    assert numbers == [str(number) for number in range(1, len(ledger.INVARIANTS) + 1)]
+    assert set(TAMPERED) | {"dividends_follow_the_rule", "orders_match_fills"} == {
+        invariant.__name__ for invariant in ledger.INVARIANTS
+    }
 
 
 def test_the_check_stays_fast_with_a_hundred_thousand_entries(books, trader):

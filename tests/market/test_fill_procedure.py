@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from market import curve, trading
+from market import curve, trade_statements, trading
 from market.ledger import check_ledger
 from market.models import Account, Notice, Order, Term, Trade
 from market.order_book import describe, fill_key
@@ -194,13 +194,13 @@ def test_a_trade_and_the_fills_it_allows_cost_two_statements(
     order(trader, term, "buy", 5, 1_400_000)
     order(reader, term, "buy", 5, 1_300_000)
     calls: list[str] = []
-    prepared = trading.prepared_row
+    prepared = trade_statements.prepared_row
 
     def counted(sql, params, **kwargs):
         calls.append(sql.split("(")[0])
         return prepared(sql, params, **kwargs)
 
-    monkeypatch.setattr(trading, "prepared_row", counted)
+    monkeypatch.setattr(trade_statements, "prepared_row", counted)
     with CaptureQueriesContext(connection) as queries:
         trading.sell(user=rival, term=term, shares=30, min_proceeds=None, key=key())
     assert calls == ["SELECT * FROM market_place_trade", "CALL market_fill_orders"]

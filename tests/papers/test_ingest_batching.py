@@ -145,7 +145,7 @@ def test_replacements_in_bulk_update_only_the_replaced_papers_and_keep_old_text(
 def test_a_paper_created_meanwhile_by_another_feed_is_updated_not_duplicated(cs_dc, monkeypatch):
     """Another category's ingest creates a cross-listed paper between our plan and our insert:
     the insert fails in its savepoint, and the feed is planned again with the paper stored."""
-    real_plan = ingest._plan
+    real_plan = ingest.plan_feed
     plans = 0
 
     def plan_then_lose_the_race(**kwargs):
@@ -156,7 +156,7 @@ def test_a_paper_created_meanwhile_by_another_feed_is_updated_not_duplicated(cs_
             Paper.objects.create(arxiv_id="2611.00002", title="From cs.LG", version=1)
         return plan
 
-    monkeypatch.setattr(ingest, "_plan", plan_then_lose_the_race)
+    monkeypatch.setattr(ingest, "plan_feed", plan_then_lose_the_race)
     run, _queries = store(cs_dc, rss(3))
 
     assert plans == 2

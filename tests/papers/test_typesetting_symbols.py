@@ -74,6 +74,6 @@ def test_every_override_is_one_pylatexenc_lacks_or_renders_differently() -> None
         keep_categories=["latex-base", "nonascii-specials", "advanced-symbols"]
     )
     pylatexenc = LatexNodes2Text(latex_context=context)
-    for name, text in typesetting_symbols._OVERRIDES.items():
+    for name, text in typesetting_symbols.OVERRIDES.items():
         known = context.get_macro_spec(name) is not None
         assert not known or pylatexenc.latex_to_text("\\" + name) != text, name
