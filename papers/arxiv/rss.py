@@ -154,19 +154,21 @@ def read_byline(creator: str) -> tuple[list[ParsedAuthor], bool]:
 
     `Ana Pérez (Univ. of X, Madrid, Spain), Bo Li, Dağl{\\i} Ahmet (ETH Z\\"urich)`: commas split
     authors only at parenthesis (and brace) depth 0, because affiliations contain commas; an
-    ` and ` before the last author (with or without an Oxford comma) splits too.
+    ` and ` at depth 0 splits too, before the last author (with or without an Oxford comma) or
+    between two who share the affiliation that follows them (`A, B and C (Uni X), D`).
 
     A numbered legend closing the list, `A (1), B (1,2) ((1) Leicester, (2) Brera)`, is not the
     last author's affiliation: each author's numbers are resolved to its entries. A closing
     `et al` is dropped, whether it stands alone or ends the last name.
     """
-    parts = [part.strip() for part in _split_top_level(clean(creator), ",")]
-    parts = [part for part in parts if part]
-    if parts:
-        last = parts.pop()
-        if last.lower().startswith("and "):  # "A, B, and C"
-            last = last[4:]
-        parts.extend(piece.strip() for piece in _split_top_level(last, " and ") if piece.strip())
+    parts: list[str] = []
+    for part in _split_top_level(clean(creator), ","):
+        part = part.strip()
+        if part.lower().startswith("and "):  # "A, B, and C"
+            part = part[4:]
+        # Not only before the last author: a pair sharing an affiliation can stand anywhere
+        # ("A, B and C (Uni X), D": 1511.01883), and arXiv's own listing splits it there too.
+        parts.extend(piece.strip() for piece in _split_top_level(part, " and ") if piece.strip())
     authors = [_name_and_groups(part) for part in parts]
     legend: dict[str, str] = {}
     if authors and authors[-1][1]:

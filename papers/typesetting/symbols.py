@@ -40,6 +40,8 @@ OVERRIDES: dict[str, str] = {
     "degree": "°", "ddag": "‡", "textless": "<", "textgreater": ">", "textbar": "|",
     "textunderscore": "_", "checkmark": "✓", "LaTeX": "LaTeX", "TeX": "TeX",
     "LaTeXe": "LaTeX2ε", "SS": "SS",
+    # LaTeX's single quotes (1412.4033: "a \lq directional local trace formula\rq").
+    "lq": "‘", "rq": "’",
     # Readers expect the ASCII caret and a middle dot (pylatexenc: ˆ and a dot above).
     "textasciicircum": "^", "textperiodcentered": "·",
     # Spacing: a thin space (pylatexenc: a full one), a line break (pylatexenc: unknown), and a
@@ -55,6 +57,9 @@ OVERRIDES: dict[str, str] = {
     "sun": "☉", "arcsec": "″", "arcmin": "′", "farcs": "″.", "farcm": "′.", "fdg": "°.",
     "degr": "°",
 }  # fmt: skip
+# An opening quote is glued to the word after it, as a letter is inside one: the spaces after
+# \lq are TeX's, never the author's.
+_OPENING_QUOTES = frozenset({"lq"})
 # pylatexenc's \today is the date of typesetting, which is not what the author meant.
 _NOT_SYMBOLS = frozenset({"today"})
 # The tie accent (\t{oo}), which pylatexenc 2.11 drops.
@@ -63,8 +68,9 @@ _ACCENT_OVERRIDES = {"t": "\u0361"}
 
 class Symbol(NamedTuple):
     text: str
-    # A letter sits inside words (``Stra\ss e``), so the spaces after it are TeX's, not the
-    # author's; after other symbols they are kept ("\ldots and" is meant with its space).
+    # A letter sits inside words (``Stra\ss e``), and an opening quote before one, so the
+    # spaces after either are TeX's, not the author's; after other symbols they are kept
+    # ("\ldots and" is meant with its space).
     letter: bool
 
 
@@ -92,7 +98,7 @@ def symbol(name: str) -> Symbol | None:
         if _takes_argument(name):
             return None
         text = _LATEX2TEXT.latex_to_text("\\" + name)
-    return Symbol(text, _is_letter(text))
+    return Symbol(text, _is_letter(text) or name in _OPENING_QUOTES)
 
 
 @functools.lru_cache(maxsize=256)

@@ -115,6 +115,19 @@ def test_rss_authors_with_affiliations_and_tex_accents():
             [("A One", "Dept. of Physics and Astronomy, Uni X"), ("B Two", "")],
         ),
         ("A One (X) (Y, Z)", [("A One", "X; Y, Z")]),
+        # A pair joined by "and" inside the list is two authors, wherever it stands.
+        (
+            "A One, B Two and C Three (Uni X, Leeds), D Four, E Five and F Six (Lab Y), G Seven",
+            [
+                ("A One", ""),
+                ("B Two", ""),
+                ("C Three", "Uni X, Leeds"),
+                ("D Four", ""),
+                ("E Five", ""),
+                ("F Six", "Lab Y"),
+                ("G Seven", ""),
+            ],
+        ),
         ('Dağl{\\i} Ahmet, M\\"{u}ller Jo', [("Dağl{\\i} Ahmet", ""), ('M\\"{u}ller Jo', "")]),
         ("Anders  Sand\n   (KTH,\n Stockholm)", [("Anders Sand", "KTH, Stockholm")]),
         ("A One (unclosed, X", [("A One", "unclosed, X")]),

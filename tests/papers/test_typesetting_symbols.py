@@ -33,8 +33,10 @@ def test_accents_are_pylatexencs(accent: str) -> None:
         (r"the \hat{o} vowel", "the ô vowel"),
         # Maths written outside $…$ still reads as maths, with the author's spaces.
         (r"\alpha particles \to nuclei", "α particles → nuclei"),
+        # LaTeX's single quotes, which pylatexenc drops; the space after \lq is TeX's.
+        (r"a \lq local trace\rq, and \lq that\rq", "a ‘local trace’, and ‘that’"),
     ],
-    ids=["currency-symbols", "letters", "math-accent-in-text", "math-symbols-in-text"],
+    ids=["currency-symbols", "letters", "math-accent-in-text", "math-symbols-in-text", "quotes"],
 )
 def test_text_mode_macros_pylatexenc_knows(source: str, expected: str) -> None:
     assert tex_to_text(source) == expected
