@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,11 +27,12 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, models, transaction
 from django.test import Client, RequestFactory
 
 from market.models import Term
-from peerrevenue import keep
+from peerrevenue import freshness, keep
 from tests.factories import announce, buy
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
@@ -170,8 +172,9 @@ FIELDS = list(editable_fields())
 def changed(field: models.Field, value: Any, instance: models.Model) -> Any:
     """A different value a curator could type for ``field``."""
     if field.choices:
+        # The last choice: for a term's status, delisted (and, put back, relisted).
         options = [choice for choice, _ in field.flatchoices if choice != value]
-        return options[0]
+        return options[-1]
     if isinstance(field, models.BooleanField):
         return not value
     if isinstance(field, models.ForeignKey | models.OneToOneField):
@@ -197,7 +200,12 @@ def changed(field: models.Field, value: Any, instance: models.Model) -> Any:
     if isinstance(field, models.CharField | models.TextField):
         text = f"{value or ''}zed" if isinstance(field, models.SlugField) else f"{value or ''} Zed"
         limit = field.max_length or len(text)
-        return text[-limit:] if len(text) > limit else text
+        text = text[-limit:] if len(text) > limit else text
+        try:
+            field.run_validators(text)
+        except ValidationError:  # an identifier of a set form (an arXiv id): another one
+            text = re.sub(r"\d+(?=\D*$)", lambda digits: "9" * len(digits[0]), value)
+        return text
     raise AssertionError(f"no way to change {field!r} here: teach changed() this field type")
 
 
@@ -240,7 +248,7 @@ def pages_read(site: Site) -> dict[tuple[str, str], tuple[int, bytes]]:
 
 
 def _normalised(response) -> tuple[int, bytes]:
-    return response.status_code, keep.per_render_removed(response.content)
+    return response.status_code, freshness.per_render_removed(response.content)
 
 
 def stale_pages(site: Site) -> list[str]:
@@ -250,7 +258,7 @@ def stale_pages(site: Site) -> list[str]:
     _forget()
     fresh = pages_read(site)
     return [
-        f"{who} {url}: {keep.first_difference(kept[who, url][1], fresh[who, url][1])}"
+        f"{who} {url}: {freshness.first_difference(kept[who, url][1], fresh[who, url][1])}"
         for who, url in kept
         if kept[who, url] != fresh[who, url]
     ]
@@ -267,8 +275,27 @@ def test_every_curator_editable_field_is_covered():
     }
 
 
+# Found by this test and not closed yet: a star's form (library.fillers.StarFill) is filled
+# per paper id under the saves stamp, but shows the paper's arXiv id, which an edit of the id
+# does not move. Strict: the day it is fixed, this says so.
+KNOWN_STALE = {
+    "Paper.arxiv_id": "a saved star's form keeps the old arXiv id (library.fillers.StarFill)",
+}
+
+
 @pytest.mark.parametrize(
-    ("model", "name"), FIELDS, ids=[f"{model.__name__}.{name}" for model, name in FIELDS]
+    ("model", "name"),
+    [
+        pytest.param(
+            model,
+            name,
+            id=f"{model.__name__}.{name}",
+            marks=[pytest.mark.xfail(reason=KNOWN_STALE[f"{model.__name__}.{name}"], strict=True)]
+            if f"{model.__name__}.{name}" in KNOWN_STALE
+            else [],
+        )
+        for model, name in FIELDS
+    ],
 )
 def test_every_page_is_fresh_after_each_edit(site, model, name):
     field = model._meta.get_field(name)
@@ -288,7 +315,9 @@ def test_every_page_is_fresh_after_each_edit(site, model, name):
             try:
                 with transaction.atomic():
                     write(instance, field, value, way)
-            except DatabaseError as error:  # a value the database's own rules refuse
+            # A value the model's or the database's own rules refuse (a term's curve while
+            # shares are out): nothing changed, nothing to compare.
+            except (DatabaseError, ValidationError) as error:
                 refused.append(f"{way} {step}: {error}")
                 continue
             instance = model._default_manager.get(pk=instance.pk)
