@@ -27,36 +27,29 @@ cache gone (Redis down) pages are slower, never wrong.
 
 **Proven fresh**: with ``settings.KEEP_VERIFY`` (on for the test suite, off in production) every
 kept value that is used is also made afresh, with nothing kept (nested pieces, fills, whole
-pages), and a difference raises ``Stale`` naming the key, the piece and the first difference:
-a key that leaves out something its render reads fails the test that reads the page. The fresh
-render's queries are taken back out of Django's query log, so query budgets count only what
-the page costs with the check off.
+pages), and a difference raises ``freshness.Stale`` (``peerrevenue/freshness.py``).
 """
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import hmac
-import pprint
 import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connections
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import get_template
 from django.utils.safestring import mark_safe
 
-from . import replicas
+from . import freshness, replicas
 from .db import prepared_row
 from .middleware import replace_content
 
@@ -180,100 +173,6 @@ def key(name: str, *parts: object) -> str:
     return f"kept:{CODE}:{name}:{digest}"
 
 
-# Proving kept values fresh (settings.KEEP_VERIFY) --------------------------------------------
-
-
-class Stale(AssertionError):
-    """A kept value differs from what its render makes now: its key leaves out something the
-    render reads."""
-
-
-# Set while a value is made afresh to check a kept one: nothing is read from or written to
-# either level then, so everything the fresh value is made of is made too.
-_afresh: contextvars.ContextVar[bool] = contextvars.ContextVar("kept_afresh", default=False)
-
-
-def checking() -> bool:
-    """Whether what runs now is the freshness check's render, not the site's (for tests that
-    count the site's renders)."""
-    return _afresh.get()
-
-
-def _verifying() -> bool:
-    return bool(getattr(settings, "KEEP_VERIFY", False)) and not _afresh.get()
-
-
-@contextmanager
-def _made_afresh() -> Iterator[None]:
-    """Nothing kept is used inside, and the queries made inside are taken back out of each
-    connection's query log: the check must not count against a page's query budget
-    (``CaptureQueriesContext`` reads the log when it exits, after this has trimmed it)."""
-    logged = {alias: len(connections[alias].queries_log) for alias in connections}
-    token = _afresh.set(True)
-    try:
-        yield
-    finally:
-        _afresh.reset(token)
-        for alias, length in logged.items():
-            log = connections[alias].queries_log
-            while len(log) > length:
-                log.pop()
-
-
-def _piece_name(name: Hashable) -> str:
-    if isinstance(name, str) and name.startswith("kept:"):
-        return name.split(":")[2]
-    return str(name[0]) if isinstance(name, tuple) and name else repr(name)
-
-
-def _text(value: object) -> str:
-    if isinstance(value, bytes):
-        return value.decode(errors="replace")
-    if isinstance(value, str):
-        return value
-    return pprint.pformat(value, width=100)
-
-
-def first_difference(kept: object, fresh: object, *, around: int = 120) -> str:
-    """Where ``kept`` and ``fresh`` (texts, or anything ``pprint`` shows) first differ, with
-    some context on each side."""
-    a, b = _text(kept), _text(fresh)
-    at = next(
-        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
-    )
-    start = max(0, at - around)
-    return (
-        f"first difference at character {at} of {len(a)} kept / {len(b)} fresh:\n"
-        f"  kept:  …{a[start : at + around]!r}…\n"
-        f"  fresh: …{b[start : at + around]!r}…"
-    )
-
-
-# What differs on every render by design: a CSRF token is masked afresh each time it is shown,
-# and a trade form carries a new idempotency key (a second submission must not trade twice).
-_PER_RENDER = re.compile(rb'(name="(?:csrfmiddlewaretoken|key)" value=")[^"]*(")')
-
-
-def per_render_removed(value: T) -> T:
-    """``value`` (a page's bytes, a text, or a tuple of them) without what each render makes
-    anew."""
-    if isinstance(value, bytes):
-        return _PER_RENDER.sub(rb"\1\2", value)  # type: ignore[return-value]
-    if isinstance(value, str):
-        return _PER_RENDER.sub(rb"\1\2", value.encode()).decode()  # type: ignore[return-value]
-    if isinstance(value, tuple):
-        return tuple(per_render_removed(part) for part in value)  # type: ignore[return-value]
-    return value
-
-
-def _check(name: Hashable, kept: object, fresh: object) -> None:
-    if kept != fresh and per_render_removed(kept) != per_render_removed(fresh):
-        kept, fresh = per_render_removed(kept), per_render_removed(fresh)
-        raise Stale(
-            f"kept {_piece_name(name)!r} under {name!r} is stale: " + first_difference(kept, fresh)
-        )
-
-
 # The two-level store ------------------------------------------------------------------------
 
 
@@ -325,7 +224,7 @@ def get_or_make(
     """The value kept under ``name`` (a ``key``), made by ``make()`` only when neither this
     process nor the shared cache has it. ``shared=False`` keeps it in this process only
     (values cheaper to make than to unpickle)."""
-    if _afresh.get():
+    if freshness.checking():
         return make()
     found = _local.get(name)
     if found is None and shared:
@@ -337,9 +236,9 @@ def get_or_make(
         if shared:
             cache.set(name, found, seconds)
         _local.put(name, found, size(found))
-    elif _verifying():
-        with _made_afresh():
-            _check(name, found, make())
+    elif freshness.verifying():
+        with freshness.made_afresh():
+            freshness.check(name, found, make())
     return found
 
 
@@ -355,7 +254,7 @@ def get_or_make_many(
     → ``key``): those kept nowhere are made together by one ``make(items)`` (a table's rows
     after a trade: one query for the missing ones). ``shared=False``: in this process only,
     where a name may be any hashable value (a tuple costs less to make than a hashed key)."""
-    if _afresh.get():
+    if freshness.checking():
         return dict(make(list(names)))
     found: dict[K, T] = {}
     wanted: dict[str, K] = {}
@@ -378,11 +277,11 @@ def get_or_make_many(
                 cache.set(names[item], value, seconds)  # a key(), as asserted above
             _local.put(names[item], value, size(value))
             found[item] = value
-    if kept and _verifying():
-        with _made_afresh():
+    if kept and freshness.verifying():
+        with freshness.made_afresh():
             fresh = make(kept)
         for item in kept:
-            _check(names[item], found[item], fresh.get(item))
+            freshness.check(names[item], found[item], fresh.get(item))
     return found
 
 
@@ -498,17 +397,17 @@ class Fill:
         the filler is asked only for arguments no earlier text of that version had."""
         version, fill = self._filler(kind)
         name = (kind, repr(version))
-        done = _fills.get(name) if not _afresh.get() else None
+        done = _fills.get(name) if not freshness.checking() else None
         if done is None:
             done = {}
         wanted = list(dict.fromkeys(arguments))
         missing = [argument for argument in wanted if argument not in done]
         kept = [argument for argument in wanted if argument in done]
-        if kept and _verifying():
-            with _made_afresh():
+        if kept and freshness.verifying():
+            with freshness.made_afresh():
                 fresh = self._fills_of(kind, kept)
             for argument in kept:
-                _check(("fill", kind, version, argument), done[argument], fresh[argument])
+                freshness.check(("fill", kind, version, argument), done[argument], fresh[argument])
         if missing:
             # A filler that reads rows per hole (a page's thirty stars) is told every argument
             # it is about to fill first, so that it reads them in one query.
@@ -516,7 +415,7 @@ class Fill:
             if prefetch is not None:
                 prefetch(missing)
             done = {**done, **{argument: fill(argument).encode() for argument in missing}}
-            if not _afresh.get():
+            if not freshness.checking():
                 _fills.put(name, done, sum(len(value) + len(key) for key, value in done.items()))
         return done
 
@@ -529,15 +428,15 @@ class Fill:
         parts, holes, kinds = _split(text)
         versions = tuple(sorted((kind, repr(self._filler(kind)[0])) for kind in kinds))
         name = (text, versions)
-        if _afresh.get():
+        if freshness.checking():
             return self._fill(parts, holes, kinds)
         filled = _filled.get(name)
         if filled is None:
             filled = self._fill(parts, holes, kinds)
             _filled.put(name, filled, len(filled))
-        elif _verifying():
-            with _made_afresh():
-                _check(("filled", versions), filled, self._fill(parts, holes, kinds))
+        elif freshness.verifying():
+            with freshness.made_afresh():
+                freshness.check(("filled", versions), filled, self._fill(parts, holes, kinds))
         return filled
 
     def _fill(
@@ -677,7 +576,7 @@ def anonymous_page(
 ) -> HttpResponse:
     """The whole page for an anonymous reader, kept under its URL and the facts it shows (and,
     through them, the prices its holes were filled with); anyone else gets ``make()``."""
-    if not is_anonymous_read(request) or settings.PAGE_CACHE_SECONDS <= 0 or _afresh.get():
+    if not is_anonymous_read(request) or settings.PAGE_CACHE_SECONDS <= 0 or freshness.checking():
         return make()
     clocks = tuple(clock() for clock in _page_clocks)
     name = key("page", request.get_full_path(), facts.key_parts(), clocks)
@@ -690,10 +589,10 @@ def anonymous_page(
                 return response
             found = (response.content, response["Content-Type"])
             cache.set(name, found, settings.PAGE_CACHE_SECONDS)
-        elif _verifying():
+        elif freshness.verifying():
             _check_page(name, found, make)
         _local.put(name, found, len(found[0]))
-    elif _verifying():
+    elif freshness.verifying():
         _check_page(name, found, make)
     response = HttpResponse(found[0], content_type=found[1])
     # Signed-in readers see another page at the same URL: no shared HTTP cache may mix them.
@@ -704,9 +603,9 @@ def anonymous_page(
 def _check_page(name: str, found: tuple[bytes, str], make: Callable[[], HttpResponse]) -> None:
     # Compared as kept: holes the middleware fills are filled alike in both (and the fills are
     # checked on their own, in Fill.encoded).
-    with _made_afresh():
+    with freshness.made_afresh():
         fresh = make()
-    _check(name, found, (fresh.content, fresh["Content-Type"]))
+    freshness.check(name, found, (fresh.content, fresh["Content-Type"]))
 
 
 class FillHolesMiddleware:

@@ -23,7 +23,7 @@ from market import views as market_views
 from market.models import Term
 from papers import views as paper_views
 from papers.models import Paper
-from peerrevenue import keep
+from peerrevenue import freshness, keep
 from tests.factories import announce, buy, list_paper, make_paper
 from tests.html import Page, page_text
 from tests.market.state import held_before_the_announcement
@@ -62,7 +62,7 @@ def renders_of(monkeypatch, module, name: str) -> list[object]:
     real = getattr(module, name)
 
     def counting(*args, **kwargs):
-        if not keep.checking():
+        if not freshness.checking():
             calls.append(None)
         return real(*args, **kwargs)
 
@@ -333,7 +333,7 @@ def test_the_worker_highlights_the_newest_papers_before_their_readers(client, pa
     real = term_links.link_terms
 
     def counting(markup, matcher):
-        if not keep.checking():
+        if not freshness.checking():
             matched.append(markup)
         return real(markup, matcher)
 
