@@ -10,7 +10,7 @@ class MarketConfig(AppConfig):
 
         # orders and signals: imported to connect the receivers and the fill hook.
         from . import orders, signals, trade_box  # noqa: F401
-        from .tickers import price_titles
+        from .tickers import clock_bucket, price_titles
 
         # Every page may highlight terms (the term set) and fill price holes (the prices: the
         # sum of every term's stamp, which each trade moves): read with every page's facts.
@@ -28,6 +28,9 @@ class MarketConfig(AppConfig):
         # The signed-in reader's trade box on a term page, read with the page's facts.
         keep.fact(trade_box.FACT, trade_box.fact_sql(), arguments=2)
         keep.filler("price", price_titles)
+        # Hover prices (a day's change) and term pages' charts are drawn at the clock
+        # bucket's time: a whole anonymous page is kept within one bucket, on purpose.
+        keep.pages_vary_with(clock_bucket)
         keep.filler("you", own_row)
 
 

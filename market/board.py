@@ -20,14 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from peerrevenue import keep, replicas
 
 from . import charts, curve, series, stats
 from .models import Term
-from .tickers import TICKER_SECONDS, clock_bucket
+from .tickers import TICKER_SECONDS, bucket_time, clock_bucket
 
 KEPT_SECONDS = 2 * TICKER_SECONDS
 
@@ -88,17 +87,18 @@ class _Then:
 
 
 def _then(facts: keep.Facts, bucket: int) -> dict[int, _Then]:
-    """Every term's past, kept per clock bucket and the facts that move mentions (one query
-    each bucket, shared by every process)."""
+    """Every term's past, kept per clock bucket, the facts that move mentions and the term set
+    (a term relisted within the bucket has a past too: one query each, shared by every
+    process)."""
 
     def make() -> dict[int, _Then]:
         terms = Term.objects.exclude(status=Term.Status.DELISTED)
         return {
             pk: _Then(day, week, recent)
-            for pk, day, week, recent in stats.pasts(terms=terms, now=timezone.now())
+            for pk, day, week, recent in stats.pasts(terms=terms, now=bucket_time(bucket))
         }
 
-    name = keep.key("market-then", facts["mentions"], facts["papers"], bucket)
+    name = keep.key("market-then", facts["terms"], facts["mentions"], facts["papers"], bucket)
     return keep.get_or_make(name, make, seconds=KEPT_SECONDS)
 
 
@@ -141,44 +141,50 @@ def every_term(facts: keep.Facts, *, now: dt.datetime) -> list[Figures]:
     names = {pk: _figures_key(pk, stamp, facts, bucket) for pk, stamp in known.items()}
     # In this process only: one light statement makes any number of them again, which costs
     # about what the shared cache's round trips would.
-    found = keep.lookup_many(names.values(), shared=False)
-    missing = [pk for pk, name in names.items() if name not in found]
-    if missing:
-        then = _then(facts, bucket)
-        with replicas.reading_connection().cursor() as cursor:
-            cursor.execute(_NOW_SQL, [now - dt.timedelta(days=7), missing])
-            present = cursor.fetchall()
-        for row in present:
-            pk, slug, phrase, aliases, status, reason, supply, p0, k, holders, traded = row[:11]
-            latest_at, latest_price = row[11:]
-            past = then.get(pk, _Then(0, 0, 0))  # listed after the bucket began: no past yet
-            price_now = curve.price(supply, p0=p0, k=k)
-            price_1d = curve.price(past.supply_1d, p0=p0, k=k)
-            price_7d = curve.price(past.supply_7d, p0=p0, k=k)
-            figures = Figures(
-                pk=pk,
-                stamp=known[pk],
-                slug=slug,
-                phrase=phrase,
-                aliases=_aliases(aliases),
-                status=status,
-                status_reason=reason,
-                supply=supply,
-                price_now=price_now,
-                price_1d=price_1d,
-                price_7d=price_7d,
-                change_1d_bp=stats.change_bp(price_now, price_1d),
-                change_7d_bp=stats.change_bp(price_now, price_7d),
-                holder_count=holders,
-                recent_mentions=past.recent_mentions,
-                traded_7d=traded,
-                latest_trade=(latest_at, latest_price) if latest_at is not None else None,
-            )
-            # Kept under the stamp read before the query: a trade in between is kept under
-            # the old stamp, which the next request no longer asks for.
-            keep.put(names[pk], figures, size=1, shared=False)
-            found[names[pk]] = figures
-    return [found[name] for name in names.values() if name in found]
+    found = keep.get_or_make_many(
+        names, lambda missing: _make_figures(missing, known, facts, bucket, now), shared=False
+    )
+    return [found[pk] for pk in names if pk in found]
+
+
+def _make_figures(
+    missing: list[int], known: dict[int, int], facts: keep.Facts, bucket: int, now: dt.datetime
+) -> dict[int, Figures]:
+    """The figures of the terms ``missing``, from one query (and the bucket's past, kept)."""
+    then = _then(facts, bucket)
+    with replicas.reading_connection().cursor() as cursor:
+        cursor.execute(_NOW_SQL, [now - dt.timedelta(days=7), missing])
+        present = cursor.fetchall()
+    made: dict[int, Figures] = {}
+    for row in present:
+        pk, slug, phrase, aliases, status, reason, supply, p0, k, holders, traded = row[:11]
+        latest_at, latest_price = row[11:]
+        past = then.get(pk, _Then(0, 0, 0))  # listed after the bucket began: no past yet
+        price_now = curve.price(supply, p0=p0, k=k)
+        price_1d = curve.price(past.supply_1d, p0=p0, k=k)
+        price_7d = curve.price(past.supply_7d, p0=p0, k=k)
+        # Kept under the stamp read before the query: a trade in between is kept under the
+        # old stamp, which the next request no longer asks for.
+        made[pk] = Figures(
+            pk=pk,
+            stamp=known[pk],
+            slug=slug,
+            phrase=phrase,
+            aliases=_aliases(aliases),
+            status=status,
+            status_reason=reason,
+            supply=supply,
+            price_now=price_now,
+            price_1d=price_1d,
+            price_7d=price_7d,
+            change_1d_bp=stats.change_bp(price_now, price_1d),
+            change_7d_bp=stats.change_bp(price_now, price_7d),
+            holder_count=holders,
+            recent_mentions=past.recent_mentions,
+            traded_7d=traded,
+            latest_trade=(latest_at, latest_price) if latest_at is not None else None,
+        )
+    return made
 
 
 def table(
@@ -233,16 +239,19 @@ def rows(figures: Sequence[Figures], *, facts: keep.Facts, now: dt.datetime) -> 
     names = {
         f.pk: keep.key("market-row", _figures_key(f.pk, f.stamp, facts, bucket)) for f in figures
     }
-    kept = keep.lookup_many(names.values())
-    missing = [f for f in figures if names[f.pk] not in kept]
-    lines = series.sparklines(
-        terms=missing, now=now, latest={f.pk: f.latest_trade for f in missing}
-    )
-    for term in missing:
-        spark = charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days")
-        html = keep.render_piece(
-            "market/_index_row.html", {"term": term, "spark": spark}, facts=facts
+
+    def make(missing_pks: list[int]) -> dict[int, str]:
+        missing = [f for f in figures if f.pk in set(missing_pks)]
+        lines = series.sparklines(
+            terms=missing, now=now, latest={f.pk: f.latest_trade for f in missing}
         )
-        keep.put(names[term.pk], html, seconds=KEPT_SECONDS)
-        kept[names[term.pk]] = html
-    return [mark_safe(kept[names[f.pk]]) for f in figures]  # noqa: S308 - our rows
+        made = {}
+        for term in missing:
+            spark = charts.sparkline(lines[term.pk], label=f"{term.phrase}, last 7 days")
+            made[term.pk] = keep.render_piece(
+                "market/_index_row.html", {"term": term, "spark": spark}, facts=facts
+            )
+        return made
+
+    kept = keep.get_or_make_many(names, make, size=len, seconds=KEPT_SECONDS)
+    return [mark_safe(kept[f.pk]) for f in figures]  # noqa: S308 - our rows

@@ -77,20 +77,17 @@ def _closed(
     kept nowhere, one query."""
     open_start = bucket_start(now, bucket)
     names = {pk: keep.key("price-steps", pk, bucket, open_start, since[pk]) for pk in term_ids}
-    found = keep.lookup_many(names.values())
-    missing = [pk for pk, name in names.items() if name not in found]
-    if missing:
+
+    def make(missing: list[int]) -> dict[int, Series]:
         read = _last_trades(
             term_ids=missing,
             since=min(since[pk] for pk in missing),
             until=open_start,
             bucket=bucket,
         )
-        for pk in missing:
-            points = [(at, price) for at, price in read[pk] if at > since[pk]]
-            keep.put(names[pk], points, size=len(points) + 1)
-            found[names[pk]] = points
-    return {pk: found[name] for pk, name in names.items()}
+        return {pk: [(at, price) for at, price in read[pk] if at > since[pk]] for pk in missing}
+
+    return keep.get_or_make_many(names, make, size=lambda points: len(points) + 1)
 
 
 def latest_trades(term_ids: Sequence[int]) -> dict[int, Point | None]:

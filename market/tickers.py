@@ -64,6 +64,14 @@ def clock_bucket(now: float | None = None) -> int:
     return int((time.time() if now is None else now) // TICKER_SECONDS)
 
 
+def bucket_time(bucket: int) -> dt.datetime:
+    """The moment that what is kept per clock bucket is drawn at: the bucket's end, not the
+    wall clock, so that a piece keyed by the bucket is the same whichever second of it made
+    it (time-dependent figures are keyed by time on purpose, and only by it), and every trade
+    made in the bucket is before it."""
+    return dt.datetime.fromtimestamp((bucket + 1) * TICKER_SECONDS, tz=dt.UTC)
+
+
 def tickers_for(facts: keep.Facts) -> dict[int, Ticker]:
     """Every listed term's ticker by id, as of the facts a request read.
 
@@ -74,7 +82,7 @@ def tickers_for(facts: keep.Facts) -> dict[int, Ticker]:
     bucket = clock_bucket()
 
     def day_ago() -> dict[int, int]:
-        when = timezone.now() - dt.timedelta(days=1)
+        when = bucket_time(bucket) - dt.timedelta(days=1)
         return supplies_at(terms=Term.objects.listed(), when=when)
 
     supplies = keep.get_or_make(

@@ -9,9 +9,12 @@ submission or cross-list. A paper counts once per term, as for dividends.
 
 Running the matcher over every paper of a long history takes seconds (bench/trends.py), so the
 database first narrows the papers to those whose text contains the first word of the term's
-phrase or an alias (a match must start with it), and the result is cached per term, keyed by
-the term set's version and the newest listing: an ingest or a term change starts a fresh count.
-A halted or delisted term (which the shared matcher leaves out) gets a matcher of its own.
+phrase or an alias (a match must start with it), and the result is kept per term
+(``peerrevenue.keep``), keyed by the stamps of what the count reads: the term set (phrases,
+aliases, statuses) and the papers (any paper, listing or category written: an ingest, an
+edited abstract, a paper hidden). Any of those starts a fresh count; nothing else does, and no
+clock does. A halted or delisted term (which the shared matcher leaves out) gets a matcher of
+its own.
 """
 
 from __future__ import annotations
@@ -22,17 +25,16 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from django.core.cache import cache
 from django.db.models import Max, Min, OuterRef, Q, Subquery
 
 from papers.calendar import NEW_YORK
 from papers.models import Listing, Paper
+from peerrevenue import keep
 
 from . import highlighting
 from .highlighting import Matcher
 from .models import Term
 
-CACHE_SECONDS = 6 * 60 * 60
 CHUNK = 2_000  # papers a query of announced_papers reads
 _FIRST_WORD = re.compile(r"\w+")
 _CONSONANT_Y = re.compile(r"[^\W\daeiou_]y$", re.IGNORECASE)
@@ -123,64 +125,60 @@ def count_by_week(
 Span = tuple[dt.date, dt.date] | None  # the first and last week with an announced paper
 
 
-def _version_and_span(terms: str | None = None) -> tuple[str, Span]:
-    """The cache version (the matcher's version and the newest listing, so an ingest, which
-    also brings replaced abstracts, or a term change starts afresh; a paper hidden or edited
-    by hand shows within the cache lifetime) and the weeks of the history, in one query."""
+def _span() -> Span:
+    """The first and last week with an announced paper, in one query."""
     stream = Q(announce_type__in=Listing.STREAM_TYPES)
     found = Listing.objects.aggregate(
-        newest=Max("id"), first=Min("date", filter=stream), last=Max("date", filter=stream)
+        first=Min("date", filter=stream), last=Max("date", filter=stream)
     )
-    version = f"{terms or highlighting.terms_version()}:{found['newest']}"
     if found["first"] is None:
-        return version, None
-    return version, (week_of(found["first"]), week_of(found["last"]))
+        return None
+    return week_of(found["first"]), week_of(found["last"])
 
 
-def _key(version: str, term_id: int) -> str:
-    return f"market:trend:{version}:{term_id}"
+def _key(facts: keep.Facts, term_id: int) -> str:
+    # The stamps of everything a count reads: the term set (the matcher) and the papers (their
+    # text, visibility and first announcement).
+    return keep.key("trend", facts["terms"], facts["papers"], term_id)
 
 
 def count_all_listed() -> int:
     """Count every listed term's trend in one pass over the papers and keep each, so that the
     first reader of a term page after an ingest does not pay seconds for it (the ingest worker
     calls this once a day's listings are in). Returns how many terms were counted."""
-    version, span = _version_and_span()
-    if span is None:
+    facts = keep.read(None, "papers")  # read before the papers, as for any kept piece
+    if _span() is None:
         return 0
-    matcher = highlighting.current_matcher()
+    matcher = highlighting.current_matcher(str(facts["terms"]))
     counts = count_by_week(matcher, announced_papers())
-    cache.set_many(
-        {_key(version, term_id): counts.get(term_id, Counter()) for term_id in matcher.terms},
-        CACHE_SECONDS,
-    )
+    names = {term_id: _key(facts, term_id) for term_id in matcher.terms}
+    keep.get_or_make_many(names, lambda ids: {pk: counts.get(pk, Counter()) for pk in ids})
     return len(matcher.terms)
 
 
-def weekly_mentions(*, term: Term, terms: str | None = None) -> list[WeekCount]:
+def weekly_mentions(*, term: Term, facts: keep.Facts) -> list[WeekCount]:
     """Mentioning papers per week, every week from the first ingested one to the latest, and
     to the listing week if that is outside them (weeks without a mention count 0); empty when
-    nothing has been ingested.
+    nothing has been ingested. ``facts``: the request's, with the ``terms`` and ``papers``
+    stamps, read before the term.
 
-    One query when cached; otherwise two more (the terms, the candidate papers).
+    One query when kept; otherwise two more (the terms, the candidate papers).
     """
-    # The version is read before the matcher: if terms change in between, the counts are
-    # stored under the older version, which nobody asks for again.
-    version, span = _version_and_span(terms)
+    span = _span()
     if span is None:
         return []
-    key = _key(version, term.pk)
-    counts = cache.get(key)
-    if counts is None:
+
+    def count() -> Counter[dt.date]:
         phrases = [term.phrase, *(a for a in term.aliases or [] if isinstance(a, str))]
         if term.status == Term.Status.LISTED:
-            matcher = highlighting.current_matcher()
+            matcher = highlighting.current_matcher(str(facts["terms"]))
         else:
             row = {"id": term.pk, "slug": term.slug, "phrase": term.phrase, "aliases": phrases[1:]}
             matcher = Matcher.from_terms([row])
         papers = announced_papers(containing=first_words(phrases))
-        counts = count_by_week(matcher, papers).get(term.pk, Counter())
-        cache.set(key, counts, CACHE_SECONDS)
+        return count_by_week(matcher, papers).get(term.pk, Counter())
+
+    counts = keep.get_or_make(_key(facts, term.pk), count)
     # Reach the listing week even when no paper has been ingested since (or before) it, so the
     # chart can mark it.
     listed = listing_week(term)

@@ -11,6 +11,7 @@ so trading returns the first trade instead of making a second one.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import string
 import uuid
@@ -58,7 +59,7 @@ from .models import DEFAULT_K, DEFAULT_P0, Order, Term, Trade
 from .order_book import describe
 from .research import for_term as term_research
 from .templatetags.market_pages import trend
-from .tickers import TICKER_SECONDS, clock_bucket, current_tickers
+from .tickers import TICKER_SECONDS, bucket_time, clock_bucket, current_tickers
 from .units import MINUS, format_credits, format_shares
 
 TERMS_PER_PAGE = 50
@@ -175,7 +176,10 @@ def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
     query = request.GET.copy()
     search = query.get("q", "").strip()[:SEARCH_MAX_LENGTH]
     sort, descending = _sort_from(query)
-    now = timezone.now()
+    # The table's figures move with the clock (a day's change, a week's trades): drawn at the
+    # clock bucket's time, which their keys carry.
+    bucket = clock_bucket()
+    now = bucket_time(bucket)
     shown = board.table(facts, search=search, sort=sort, descending=descending, now=now)
     page = page_of(shown, query.get("page"), per_page=TERMS_PER_PAGE)
     on_page = [(f.pk, f.stamp) for f in page.object_list]
@@ -187,7 +191,7 @@ def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
             page.paginator.count,
             facts["mentions"],
             facts["papers"],
-            clock_bucket(),
+            bucket,
         ),
         lambda: _index_table(
             query, page=page, search=search, sort=sort, descending=descending, facts=facts, now=now
@@ -336,6 +340,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
     # it) and the clock (the chart ends now), and shows the papers piece's counts and
     # dividend days. A trade of another term changes nothing here but hover prices.
     rows = functools.cache(lambda: _get_term_rows(slug))  # read once, if either piece is made
+    bucket = clock_bucket()  # the chart ends at its time (tickers.bucket_time), not the clock's
     papers = keep.get_or_make(
         keep.key(
             "market-term-papers",
@@ -357,9 +362,9 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
             facts["mentions"],
             facts["papers"],
             facts[public_names.FACT],
-            clock_bucket(),
+            bucket,
         ),
-        lambda: _term_piece(rows(), papers=papers, facts=facts),
+        lambda: _term_piece(rows(), papers=papers, facts=facts, now=bucket_time(bucket)),
         size=keep.piece_size,
         seconds=2 * TICKER_SECONDS,
     )
@@ -428,7 +433,7 @@ def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
     piece) its mention counts and dividend days."""
     dividends = stats.dividend_days(term=term)
     since_listing, before_listing = stats.mention_counts(term=term)
-    weeks = trends.weekly_mentions(term=term, terms=str(facts["terms"]))
+    weeks = trends.weekly_mentions(term=term, facts=facts)
     listed_week = trends.listing_week(term)
     context = {
         "term": term,
@@ -458,11 +463,14 @@ def _term_papers_piece(term: Term, *, facts: keep.Facts) -> keep.Piece:
     )
 
 
-def _term_piece(rows: stats.TermRows, *, papers: keep.Piece, facts: keep.Facts) -> keep.Piece:
-    """The term's head, price chart, holders and trades: what a trade of it changes."""
+def _term_piece(
+    rows: stats.TermRows, *, papers: keep.Piece, facts: keep.Facts, now: dt.datetime
+) -> keep.Piece:
+    """The term's head, price chart, holders and trades: what a trade of it changes, drawn
+    at ``now`` (its clock bucket's time)."""
     term, holders, trades = rows.term, rows.holders, rows.trades
     latest = (trades[0].created_at, trades[0].price_after) if trades else None
-    history = series.price_history(term=term, now=timezone.now(), latest={term.pk: latest})
+    history = series.price_history(term=term, now=now, latest={term.pk: latest})
     dividends: list[stats.DividendDay] = papers.values["dividends"]  # type: ignore[assignment]
     context = {
         "term": term,

@@ -16,6 +16,9 @@ class PapersConfig(AppConfig):
         # triggers (papers/sql/stamps.sql), so no write has to remember them.
         keep.fact("papers", "SELECT value FROM kept_stamp WHERE name = 'papers'")
         keep.fact("research", "SELECT value FROM kept_stamp WHERE name = 'research'")
+        # Categories added, removed or renamed: for pieces that show a category's name
+        # without being keyed by its row (migration 0026).
+        keep.fact("categories", "SELECT value FROM kept_stamp WHERE name = 'categories'")
         keep.fact("category", "SELECT stamp FROM papers_category WHERE code = %s", arguments=1)
         keep.fact("paper", "SELECT stamp FROM papers_paper WHERE arxiv_id = %s", arguments=1)
         # The watch button's figures are read per request rather than kept: a reader's watch

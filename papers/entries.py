@@ -101,25 +101,30 @@ def fill(
     (an author's page) the label names each paper's primary category."""
     entries = list(entries)
     code, name = (category.code, category.name) if category else (None, None)
-    keys = [
-        keep.key("entry", facts["terms"], e.paper_id, e.stamp, code, name, e.version)
-        for e in entries
-    ]
-    found = keep.lookup_many(keys)
-    missing = [e.paper_id for e, k in zip(entries, keys, strict=True) if k not in found]
-    papers = Paper.objects.for_entries().in_bulk(missing) if missing else {}
-    for entry, key in zip(entries, keys, strict=True):
-        html = found.get(key)
-        if html is None:
+    keys = {
+        index: keep.key("entry", facts["terms"], e.paper_id, e.stamp, code, name, e.version)
+        for index, e in enumerate(entries)
+    }
+    papers: dict[int, Paper] = {}
+
+    def render(missing: list[int]) -> dict[int, str]:
+        wanted = {entries[index].paper_id for index in missing}
+        loaded = Paper.objects.for_entries().in_bulk(wanted)
+        papers.update(loaded)
+        made = {}
+        for index in missing:
+            entry = entries[index]
             replacement = {"version": entry.version} if entry.version is not None else None
-            html = keep.render_piece(
+            made[index] = keep.render_piece(
                 ENTRY_TEMPLATE,
-                {"paper": papers[entry.paper_id], "category": category, "replacement": replacement},
+                {"paper": loaded[entry.paper_id], "category": category, "replacement": replacement},
                 facts=facts,
             )
-            keep.put(key, html)
-            found[key] = html
-        entry.html = mark_safe(html)  # noqa: S308 - rendered by our template, escaped there
+        return made
+
+    found = keep.get_or_make_many(keys, render, size=len)
+    for index, entry in enumerate(entries):
+        entry.html = mark_safe(found[index])  # noqa: S308 - rendered by our template, escaped there
     return papers
 
 

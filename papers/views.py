@@ -238,16 +238,17 @@ def _author_page(request: HttpRequest, facts: keep.Facts, name: str) -> HttpResp
 
 
 def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
-    facts = keep.read(request, ("paper", arxiv_id))
+    facts = keep.read(request, ("paper", arxiv_id), "categories")
     if facts["paper", arxiv_id] is None:
         raise Http404(f"There is no paper {arxiv_id} here.")
     return keep.anonymous_page(request, facts, lambda: _paper_response(request, facts, arxiv_id))
 
 
 def _paper_response(request: HttpRequest, facts: keep.Facts, arxiv_id: str) -> HttpResponse:
-    # The same for every reader, keyed by the paper's stamp (it, its listings, its versions).
+    # The same for every reader, keyed by the paper's stamp (it, its listings, its versions)
+    # and the categories' names it shows.
     piece = keep.get_or_make(
-        keep.key("paper", arxiv_id, facts["paper", arxiv_id], facts["terms"]),
+        keep.key("paper", arxiv_id, facts["paper", arxiv_id], facts["categories"], facts["terms"]),
         lambda: _paper_piece(arxiv_id=arxiv_id, facts=facts),
         size=keep.piece_size,
     )

@@ -24,6 +24,10 @@ One idea, used by every page that keeps anything:
 
 Renders are fast without any kept piece; keeping is an optimisation, and with the shared
 cache gone (Redis down) pages are slower, never wrong.
+
+**Proven fresh**: with ``settings.KEEP_VERIFY`` (on for the test suite, off in production) every
+kept value that is used is also made afresh, with nothing kept (nested pieces, fills, whole
+pages), and a difference raises ``freshness.Stale`` (``peerrevenue/freshness.py``).
 """
 
 from __future__ import annotations
@@ -45,11 +49,12 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import get_template
 from django.utils.safestring import mark_safe
 
-from . import replicas
+from . import freshness, replicas
 from .db import prepared_row
 from .middleware import replace_content
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 SHARED_SECONDS = 3600  # an entry under an old key is never read again: let it go
 LOCAL_CHARACTERS = 32_000_000  # per process: about two hundred category pages
@@ -219,53 +224,65 @@ def get_or_make(
     """The value kept under ``name`` (a ``key``), made by ``make()`` only when neither this
     process nor the shared cache has it. ``shared=False`` keeps it in this process only
     (values cheaper to make than to unpickle)."""
+    if freshness.checking():
+        return make()
     found = _local.get(name)
-    if found is not None:
-        return found
-    if shared:
+    if found is None and shared:
         found = cache.get(name)
+        if found is not None:
+            _local.put(name, found, size(found))
     if found is None:
         found = make()
         if shared:
             cache.set(name, found, seconds)
-    _local.put(name, found, size(found))
+        _local.put(name, found, size(found))
+    elif freshness.verifying():
+        with freshness.made_afresh():
+            freshness.check(name, found, make())
     return found
 
 
-def lookup_many(names: Iterable[Hashable], *, shared: bool = True) -> dict[Hashable, Any]:
-    """What is kept under each of ``names`` (those kept anywhere): for a page that makes the
-    missing ones together, in one pass (a table's rows). ``shared=False``: in this process,
-    where a name may be any hashable value (a tuple costs less to make than a hashed key)."""
-    found: dict[Hashable, Any] = {}
-    wanted: list[str] = []
-    for name in names:
-        value = _local.get(name)
-        if value is None:
-            wanted.append(name)  # type: ignore[arg-type]  # a str whenever shared
-        else:
-            found[name] = value
-    if wanted and shared:
-        fetched = cache.get_many(wanted)
-        for name, value in fetched.items():
-            _local.put(name, value, len(value) if isinstance(value, str) else 1)
-        found.update(fetched)
-    return found
-
-
-def put(
-    name: Hashable,
-    value: Any,
+def get_or_make_many(
+    names: Mapping[K, Hashable],
+    make: Callable[[list[K]], Mapping[K, T]],
     *,
-    size: int | None = None,
+    size: Callable[[T], int] = lambda value: 1,
     seconds: int = SHARED_SECONDS,
     shared: bool = True,
-) -> None:
-    """Keep ``value`` under ``name`` in both levels (``shared=False``: in this process only;
-    ``size``: its share of this process's budget, a string's length by default)."""
-    if shared:
-        assert isinstance(name, str), "a shared entry's name is a key()"
-        cache.set(name, value, seconds)
-    _local.put(name, value, len(value) if size is None else size)
+) -> dict[K, T]:
+    """``get_or_make`` for many values at once, each kept under its own name (``names``: item
+    → ``key``): those kept nowhere are made together by one ``make(items)`` (a table's rows
+    after a trade: one query for the missing ones). ``shared=False``: in this process only,
+    where a name may be any hashable value (a tuple costs less to make than a hashed key)."""
+    if freshness.checking():
+        return dict(make(list(names)))
+    found: dict[K, T] = {}
+    wanted: dict[str, K] = {}
+    for item, name in names.items():
+        value = _local.get(name)
+        if value is not None:
+            found[item] = value
+        elif shared:
+            assert isinstance(name, str), "a shared entry's name is a key()"
+            wanted[name] = item
+    if wanted:
+        for name, value in cache.get_many(list(wanted)).items():
+            _local.put(name, value, size(value))
+            found[wanted[name]] = value
+    kept = list(found)
+    missing = [item for item in names if item not in found]
+    if missing:
+        for item, value in make(missing).items():
+            if shared:
+                cache.set(names[item], value, seconds)  # a key(), as asserted above
+            _local.put(names[item], value, size(value))
+            found[item] = value
+    if kept and freshness.verifying():
+        with freshness.made_afresh():
+            fresh = make(kept)
+        for item in kept:
+            freshness.check(names[item], found[item], fresh.get(item))
+    return found
 
 
 _IN_PROCESS = "_kept_in_process"
@@ -380,10 +397,17 @@ class Fill:
         the filler is asked only for arguments no earlier text of that version had."""
         version, fill = self._filler(kind)
         name = (kind, repr(version))
-        done = _fills.get(name)
+        done = _fills.get(name) if not freshness.checking() else None
         if done is None:
             done = {}
-        missing = [argument for argument in dict.fromkeys(arguments) if argument not in done]
+        wanted = list(dict.fromkeys(arguments))
+        missing = [argument for argument in wanted if argument not in done]
+        kept = [argument for argument in wanted if argument in done]
+        if kept and freshness.verifying():
+            with freshness.made_afresh():
+                fresh = self._fills_of(kind, kept)
+            for argument in kept:
+                freshness.check(("fill", kind, version, argument), done[argument], fresh[argument])
         if missing:
             # A filler that reads rows per hole (a page's thirty stars) is told every argument
             # it is about to fill first, so that it reads them in one query.
@@ -391,7 +415,8 @@ class Fill:
             if prefetch is not None:
                 prefetch(missing)
             done = {**done, **{argument: fill(argument).encode() for argument in missing}}
-            _fills.put(name, done, sum(len(value) + len(key) for key, value in done.items()))
+            if not freshness.checking():
+                _fills.put(name, done, sum(len(value) + len(key) for key, value in done.items()))
         return done
 
     def encoded(self, text: str) -> bytes:
@@ -403,19 +428,29 @@ class Fill:
         parts, holes, kinds = _split(text)
         versions = tuple(sorted((kind, repr(self._filler(kind)[0])) for kind in kinds))
         name = (text, versions)
+        if freshness.checking():
+            return self._fill(parts, holes, kinds)
         filled = _filled.get(name)
         if filled is None:
-            fills = {
-                kind: self._fills_of(kind, [arg for each, arg in holes if each == kind])
-                for kind in kinds
-            }
-            out = [parts[0]]
-            for (kind, argument), after in zip(holes, parts[1:], strict=True):
-                out.append(fills[kind][argument])
-                out.append(after)
-            filled = b"".join(out)
+            filled = self._fill(parts, holes, kinds)
             _filled.put(name, filled, len(filled))
+        elif freshness.verifying():
+            with freshness.made_afresh():
+                freshness.check(("filled", versions), filled, self._fill(parts, holes, kinds))
         return filled
+
+    def _fill(
+        self, parts: tuple[bytes, ...], holes: tuple[tuple[str, str], ...], kinds: frozenset[str]
+    ) -> bytes:
+        fills = {
+            kind: self._fills_of(kind, [arg for each, arg in holes if each == kind])
+            for kind in kinds
+        }
+        out = [parts[0]]
+        for (kind, argument), after in zip(holes, parts[1:], strict=True):
+            out.append(fills[kind][argument])
+            out.append(after)
+        return b"".join(out)
 
 
 # Pages --------------------------------------------------------------------------------------
@@ -525,14 +560,26 @@ def is_anonymous_read(request: HttpRequest) -> bool:
     )
 
 
+# What whole anonymous pages vary with besides their facts: the market's clock bucket, which
+# the price holes' day change and the term pages' charts are drawn at on purpose (an app
+# registers it, in its ``ready``; this module knows no app).
+_page_clocks: list[Callable[[], object]] = []
+
+
+def pages_vary_with(clock: Callable[[], object]) -> None:
+    """Key every kept anonymous page by ``clock()`` too (a time bucket, read per request)."""
+    _page_clocks.append(clock)
+
+
 def anonymous_page(
     request: HttpRequest, facts: Facts, make: Callable[[], HttpResponse]
 ) -> HttpResponse:
     """The whole page for an anonymous reader, kept under its URL and the facts it shows (and,
     through them, the prices its holes were filled with); anyone else gets ``make()``."""
-    if not is_anonymous_read(request) or settings.PAGE_CACHE_SECONDS <= 0:
+    if not is_anonymous_read(request) or settings.PAGE_CACHE_SECONDS <= 0 or freshness.checking():
         return make()
-    name = key("page", request.get_full_path(), facts.key_parts())
+    clocks = tuple(clock() for clock in _page_clocks)
+    name = key("page", request.get_full_path(), facts.key_parts(), clocks)
     found = _local.get(name)
     if found is None:
         found = cache.get(name)
@@ -542,11 +589,23 @@ def anonymous_page(
                 return response
             found = (response.content, response["Content-Type"])
             cache.set(name, found, settings.PAGE_CACHE_SECONDS)
+        elif freshness.verifying():
+            _check_page(name, found, make)
         _local.put(name, found, len(found[0]))
+    elif freshness.verifying():
+        _check_page(name, found, make)
     response = HttpResponse(found[0], content_type=found[1])
     # Signed-in readers see another page at the same URL: no shared HTTP cache may mix them.
     response["Vary"] = "Cookie"
     return response
+
+
+def _check_page(name: str, found: tuple[bytes, str], make: Callable[[], HttpResponse]) -> None:
+    # Compared as kept: holes the middleware fills are filled alike in both (and the fills are
+    # checked on their own, in Fill.encoded).
+    with freshness.made_afresh():
+        fresh = make()
+    freshness.check(name, found, (fresh.content, fresh["Content-Type"]))
 
 
 class FillHolesMiddleware:

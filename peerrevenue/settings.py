@@ -279,6 +279,10 @@ SESSION_ENGINE = "accounts.sessions"
 
 # Anonymous pages are kept whole under the facts they show (peerrevenue/keep.py).
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", 60)
+# Check every kept piece and page against a fresh render on each use, raising on any
+# difference (peerrevenue/keep.py): on for the test suite (tests/conftest.py), which it makes
+# a freshness test; off in production, where it would double every render.
+KEEP_VERIFY = env_bool("KEEP_VERIFY", default=False)
 
 # Celery: Redis is the broker when configured; otherwise tasks run eagerly in-process so the
 # site works with no services at all.

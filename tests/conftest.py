@@ -108,6 +108,13 @@ def isolated_cache():
 
 
 @pytest.fixture(autouse=True)
+def kept_pieces_proven_fresh(settings):
+    """Every kept piece, fill and anonymous page a test uses is checked against a fresh render
+    (peerrevenue.keep): any view test that reads a page twice is also a freshness test."""
+    settings.KEEP_VERIFY = True
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     """Real hashing is slow by design; the tests check behaviour, not hash strength."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

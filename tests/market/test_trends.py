@@ -9,13 +9,19 @@ import pytest
 
 from market import trends
 from market.models import Term
-from papers.models import Category, Listing
+from papers.models import Category, Listing, Paper
+from peerrevenue import keep
 from tests.factories import list_paper, make_paper
 from tests.html import Page
 
 pytestmark = pytest.mark.django_db
 
 WEEK_1, WEEK_2, WEEK_3, WEEK_4 = (dt.date(2026, 11, 2) + dt.timedelta(weeks=n) for n in range(4))
+
+
+def weekly(term: Term) -> list[trends.WeekCount]:
+    """The trend as a term page reads it: under the stamps read with the page's facts."""
+    return trends.weekly_mentions(term=term, facts=keep.read(None, "papers"))
 
 
 def paper(title: str, abstract: str, *, day: dt.date, category, **kwargs):
@@ -50,7 +56,7 @@ def history(cs_dc):
 
 
 def test_weekly_counts_cover_the_whole_history_by_the_dividend_rules(history):
-    weeks = trends.weekly_mentions(term=history)
+    weeks = weekly(history)
     assert [(w.week, w.papers) for w in weeks] == [
         (WEEK_1, 4),
         (WEEK_2, 0),
@@ -62,24 +68,35 @@ def test_weekly_counts_cover_the_whole_history_by_the_dividend_rules(history):
 
 def test_the_longer_of_two_overlapping_terms_takes_the_mention(history, cs_dc):
     Term.objects.create(phrase="paged KV cache")
-    weeks = trends.weekly_mentions(term=Term.objects.get(phrase="KV cache"))
+    weeks = weekly(Term.objects.get(phrase="KV cache"))
     assert weeks[0].papers == 3  # "Paged KV-caches" now counts for the longer term
 
 
 def test_a_new_listing_starts_a_fresh_count(history, cs_dc):
-    assert trends.weekly_mentions(term=history)[-1].papers == 1
+    assert weekly(history)[-1].papers == 1
     paper("More", "Another KV cache.", day=WEEK_4 + dt.timedelta(1), category=cs_dc)
-    assert trends.weekly_mentions(term=history)[-1].papers == 2
+    assert weekly(history)[-1].papers == 2
+
+
+def test_an_edited_or_hidden_paper_changes_the_count_at_once(history, cs_dc):
+    assert weekly(history)[-1].papers == 1
+    offload = Paper.objects.get(title="Offload")
+    Paper.objects.filter(pk=offload.pk).update(abstract="Offloading, with no cache at all.")
+    assert weekly(history)[-1].papers == 0
+    Paper.objects.filter(pk=offload.pk).update(abstract="KV cache offload.")
+    assert weekly(history)[-1].papers == 1
+    Paper.objects.filter(pk=offload.pk).update(hidden=True)
+    assert weekly(history)[-1].papers == 0
 
 
 def test_a_halted_term_still_has_its_trend(history):
     Term.objects.filter(pk=history.pk).halt(reason="Checking")
     history.refresh_from_db()
-    assert [w.papers for w in trends.weekly_mentions(term=history)] == [4, 0, 0, 1]
+    assert [w.papers for w in weekly(history)] == [4, 0, 0, 1]
 
 
 def test_no_papers_no_trend(kv_cache):
-    assert trends.weekly_mentions(term=kv_cache) == []
+    assert weekly(kv_cache) == []
 
 
 def test_term_page_shows_the_trend_with_the_listing_week_marked(client, history):
@@ -105,7 +122,7 @@ def test_term_page_shows_the_trend_with_the_listing_week_marked(client, history)
 def test_the_weeks_reach_a_listing_newer_than_the_last_paper(history):
     Term.objects.filter(pk=history.pk).update(listed_at=dt.datetime(2026, 12, 8, tzinfo=dt.UTC))
     history.refresh_from_db()
-    weeks = trends.weekly_mentions(term=history)
+    weeks = weekly(history)
     assert [(w.week, w.papers) for w in weeks][-3:] == [
         (WEEK_4, 1),
         (dt.date(2026, 11, 30), 0),
@@ -118,7 +135,7 @@ def test_plurals_of_a_one_word_term_are_found_by_the_narrowing_query(cs_dc):
     paper("Eviction policies", "Learned ones.", day=WEEK_1, category=cs_dc)
     paper("Policing traffic", "Not a policy paper? It is.", day=WEEK_1, category=cs_dc)
     paper("Politics", "Nothing.", day=WEEK_1, category=cs_dc)
-    assert trends.weekly_mentions(term=term)[0] == trends.WeekCount(WEEK_1, 2)
+    assert weekly(term)[0] == trends.WeekCount(WEEK_1, 2)
 
 
 def test_an_ingested_day_counts_every_trend_in_the_worker(cs_dc, django_assert_max_num_queries):
@@ -130,10 +147,10 @@ def test_an_ingested_day_counts_every_trend_in_the_worker(cs_dc, django_assert_m
 
     listings_announced.send(sender=type(cs_dc), category=cs_dc, date=day)
 
-    # The page then finds the count kept: the newest listing and the term-set stamp for the
-    # version, none for the papers.
+    # The page then finds the count kept: the stamps it is kept under and the weeks of the
+    # history, none for the papers.
     with django_assert_max_num_queries(2):
-        weeks = trends.weekly_mentions(term=term)
+        weeks = weekly(term)
     assert sum(week.papers for week in weeks) == 1
 
 
