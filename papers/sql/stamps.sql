@@ -20,7 +20,8 @@
 -- A stamp's value only has to be new; reloading this file must not move it.
 INSERT INTO public.kept_stamp (name, value) VALUES
   ('papers', nextval('public.kept_stamp_seq')),
-  ('research', nextval('public.kept_stamp_seq'))
+  ('research', nextval('public.kept_stamp_seq')),
+  ('categories', nextval('public.kept_stamp_seq'))
 ON CONFLICT (name) DO NOTHING;
 
 -- Row stamps are set by BEFORE triggers, so they commit with the change itself.
@@ -78,6 +79,18 @@ CREATE OR REPLACE TRIGGER papers_inserted AFTER INSERT ON public.papers_paper
 CREATE OR REPLACE TRIGGER categories_changed
   AFTER INSERT OR UPDATE OR DELETE ON public.papers_category
   FOR EACH STATEMENT EXECUTE FUNCTION public.kept_bump_statement('papers');
+-- The categories stamp: every kept piece that names categories without being keyed by their
+-- rows' stamps (a paper's page: its subjects and listings) changes when one is added, removed
+-- or renamed. A row trigger with a WHEN, so that a stamp-only update (the listings' triggers
+-- set `stamp = 0` on every listing) moves nothing.
+CREATE OR REPLACE TRIGGER categories_renamed AFTER UPDATE ON public.papers_category
+  FOR EACH ROW
+  WHEN ((OLD.code, OLD.name, OLD.archive_code, OLD.archive_name)
+        IS DISTINCT FROM (NEW.code, NEW.name, NEW.archive_code, NEW.archive_name))
+  EXECUTE FUNCTION public.kept_bump_statement('categories');
+CREATE OR REPLACE TRIGGER categories_added_or_removed
+  AFTER INSERT OR DELETE ON public.papers_category
+  FOR EACH STATEMENT EXECUTE FUNCTION public.kept_bump_statement('categories');
 
 -- A listing added, changed or removed changes its category's pages and its paper's page.
 CREATE OR REPLACE FUNCTION public.listings_touch() RETURNS trigger

@@ -28,7 +28,7 @@ def test_category_page_head(client, cs_dc):
     text = page_text(client.get("/list/cs.DC/"))
     assert "Peer Revenue" in text
     assert "Publish or profit" in text
-    assert "Fresh from arXiv, typeset properly. Highlighted words trade on the market." in text
+    assert "Fresh from arXiv, typeset properly. Highlighted words trade on the market" in text
     assert "Computer Science › Distributed Computing" in text
     assert "cs.DC Watch" in text.replace("0 watchers", "")
     page = Page.of(client.get("/list/cs.DC/"))

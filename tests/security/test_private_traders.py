@@ -44,8 +44,8 @@ def set_public(user, public: bool) -> None:
 
 def sections(client) -> tuple[Page, list[list[str]], list[list[str]]]:
     page = Page.of(client.get(TERM_PAGE))
-    holders = page.one("section", aria_labelledby="holders-heading").rows()[1:]
-    trades = page.one("section", aria_labelledby="trades-heading").rows()[1:]
+    holders = page.one("div", role="region", aria_labelledby="holders-heading").rows()[1:]
+    trades = page.one("div", role="region", aria_labelledby="trades-heading").rows()[1:]
     return page, holders, trades
 
 
@@ -90,7 +90,7 @@ def test_hiding_and_showing_the_page_changes_the_kept_term_page_at_once(
 def test_the_trader_still_finds_their_own_row(trader, rival, traded):
     set_public(trader, False)
     page = Page.of(signed_in(trader).get(TERM_PAGE))
-    mine = page.one("section", aria_labelledby="holders-heading").one("tr", cls="is-you")
+    mine = page.one("div", role="region", aria_labelledby="holders-heading").one("tr", cls="is-you")
     assert mine.cells()[0].text == "a trader"
 
 
