@@ -12,7 +12,7 @@ import pytest
 
 from papers.typesetting import tex_to_html, tex_to_text
 from tests.html import Page
-from tests.papers.test_typesetting import Case, assert_safe, render
+from tests.papers.test_typesetting import Case, assert_case
 
 CASES = [
     # --- a formula glued to a letter is still a formula -------------------------------------
@@ -90,16 +90,7 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_formulas(case: Case) -> None:
-    rendered = render(case.source)
-    assert rendered.maths == case.maths, rendered.html
-    assert rendered.outside == case.outside, rendered.html
-    if case.inside is not None:
-        assert rendered.inside == case.inside, rendered.html
-    for fragment in case.has:
-        assert fragment in rendered.html, rendered.html
-    for fragment in case.lacks:
-        assert fragment not in rendered.html, rendered.html
-    assert_safe(rendered)
+    assert_case(case)
 
 
 def test_a_stray_dollar_leaves_the_formulas_after_it_alone() -> None:
