@@ -337,12 +337,17 @@ BEGIN
 
         v_text := market_your_order(o.side, o.shares, o.limit_price, v_phrase);
         IF v_can > 0 THEN
+            -- The price and the fee apart: the price is what the limit bounds, and a total
+            -- with the fee in it reads as a limit broken (at most 1.25 a share, 1.26 paid).
             v_text := v_text || CASE o.side WHEN 'buy' THEN ' bought ' ELSE ' sold ' END
-                || market_format_shares(v_can) || ' for ' || market_format_credits(v_total)
-                || ' (fee ' || market_format_credits(v_fee, false) || ')'
-                || CASE WHEN v_state = 'filled' THEN ' and is filled.'
+                || market_format_shares(v_can) || ' for ' || market_format_credits(v_amount)
+                || CASE o.side WHEN 'buy' THEN ', plus a fee of ' ELSE ', less a fee of ' END
+                || market_format_credits(v_fee)
+                || CASE WHEN v_state = 'filled' THEN ', and is filled.'
                     WHEN v_reason IS NOT NULL THEN ', then was cancelled: ' || v_reason
-                    ELSE '; ' || market_format_shares(o.shares - v_filled) || ' still wait.' END;
+                    ELSE '; ' || market_format_shares(o.shares - v_filled)
+                        || CASE WHEN o.shares - v_filled = 1 THEN ' still waits for the price.'
+                            ELSE ' still wait for the price.' END END;
         ELSE
             v_text := v_text || ' was cancelled: ' || v_reason;
         END IF;

@@ -175,8 +175,7 @@ def test_one_sale_fills_several_traders_orders_in_priority_in_one_pass(
         what = describe(after, "KV cache")
         assert Notice.objects.get(order=after).text == (
             f"Your order to {what[0].lower()}{what[1:]} bought 5 shares for "
-            f"{format_credits(amount + fee)} (fee {format_credits(fee, unit=False)}) and is "
-            "filled."
+            f"{format_credits(amount)}, plus a fee of {format_credits(fee)}, and is filled."
         )
         supply += 5
     versions = [

@@ -13,6 +13,7 @@ from market import curve, trading
 from market.ledger import check_ledger
 from market.models import Account, Notice, Order, Term, Trade
 from market.orders import CrossesOwnOrder, OrderClosed, TooManyOrders, reachable_shares
+from market.units import format_credits
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -88,6 +89,20 @@ def test_a_waiting_buy_fills_right_after_another_trader_sells(trader, rival, ter
     assert after.fill_rows.get().triggered_at == sold.created_at
     assert price(term) == 1_260_000
     assert check_ledger().ok
+
+
+def test_a_fill_notice_names_the_price_and_the_fee_apart_and_what_still_waits(trader, rival, term):
+    buy(rival, term, 30)  # price 1.30
+    waiting = order(trader, term, "buy", 7, 1_250_000)
+    sell(rival, term, 10)  # shares 21..26 at 1.20 … 1.25 come in reach: 6 of the 7
+    after = fresh(waiting)
+    [fill] = fills_of(after)
+    # The price alone is what the limit bounds, so the reader sees it held; the fee is apart.
+    assert Notice.objects.get(order=after).text.endswith(
+        f"bought 6 shares for {format_credits(fill.amount)}, plus a fee of "
+        f"{format_credits(fill.fee)}; 1 share still waits for the price."
+    )
+    assert fill.amount <= 6 * 1_250_000
 
 
 def test_a_sell_order_never_receives_less_than_its_limit_for_any_share(trader, rival, term):
