@@ -21,7 +21,7 @@ from peerrevenue.redirects import safe_next
 from .. import notices, orders, trading
 from ..forms import OrderForm
 from ..models import Order, Term, Trade
-from ..order_book import describe, filled_so_far
+from ..models.orders import describe, filled_so_far
 from ..units import format_credits, format_shares
 from .quotes import TOO_FAST
 from .term import get_term_or_404

@@ -16,7 +16,7 @@ from peerrevenue import keep
 from .. import notices, orders, trade_box
 from ..forms import EXPIRY_CHOICES, SIDE_CHOICES
 from ..models import Order
-from ..order_book import describe
+from ..models.orders import describe
 from ..units import format_credits, format_shares
 
 
