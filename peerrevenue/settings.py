@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "django.contrib.syndication",
     "accounts",
     "papers",
+    "authorship",
     "market",
     "library",
 ]
