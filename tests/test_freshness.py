@@ -111,7 +111,13 @@ def site(settings, frozen_clock, cs_dc, reader, trader, rival, curator) -> Site:
     )
     group = Group.objects.create(name="curators")
     group.user_set.add(curator)
-    shown = [cs_dc, paper, gpu, trader, preferences, search, digest, proposal, group]
+    from authorship.models import Claim
+
+    # The paper page names its verified author, linked to their trader page.
+    claim = Claim.objects.create(
+        user=trader, paper=paper, status=Claim.Status.APPROVED, orcid="0000-0002-1825-0097"
+    )
+    shown = [cs_dc, paper, gpu, trader, preferences, search, digest, proposal, group, claim]
     signed_in = Client()
     signed_in.force_login(reader)
     pages = (
@@ -272,6 +278,10 @@ def test_every_curator_editable_field_is_covered():
         "Term.status",
         "User.username",
         "Preferences.public_trader_page",
+        "Claim.status",
+        "Claim.user",
+        "Claim.paper",
+        "Claim.reason",
     }
 
 

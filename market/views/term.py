@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 
 from peerrevenue import keep
 
-from .. import charts, public_names, series, stats, trade_box, trend_charts, trends
+from .. import charts, open_positions, public_names, series, stats, trade_box, trend_charts, trends
 from ..forms import QuoteForm
 from ..models import Term
 from ..research import for_term as term_research
@@ -45,6 +45,7 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "papers",
         "research",
         public_names.FACT,  # who of the holders and traders may be named
+        open_positions.FACT,  # who of them are verified authors
     ]
     if request.user.is_authenticated:
         wanted.append(trade_box.wanted(slug=slug, user=request.user))
@@ -101,6 +102,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
         "main_html": values["main_html"],
         "mentions_html": papers.html,
         "holders_html": values["holders_html"],
+        "positions_html": open_positions.positions_piece(slug=slug, term_id=term_id, facts=facts),
         "quote_form_html": _empty_quote_form(
             slug,
             signed_in=request.user.is_authenticated,
@@ -114,7 +116,7 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
         request,
         "market/term.html",
         context,
-        pieces=["head_html", "main_html", "mentions_html", "holders_html"],
+        pieces=["head_html", "main_html", "mentions_html", "holders_html", "positions_html"],
     )
 
 
