@@ -18,9 +18,10 @@ Invariants:
    starts at the supply the previous one left, and the last leaves the current supply;
 10. each trade's ledger entries move exactly the trade's amount, fee and shares;
 11. dividends follow the rule (market/rules.md): for each (term, paper) the shares recorded as
-    paid equal the shares held at the announcement, from the trade history by trade time (none
-    when it was announced before the term was listed), and each dividend transaction pays each
-    account exactly per-share amount × the shares it held at each paper's announcement;
+    paid equal the shares held through the paper's submission window (each holder's lowest
+    balance from the window's opening to the announcement, from the trade history by trade
+    time; none when it was announced before the term was listed), and each dividend
+    transaction pays each account exactly per-share amount × those shares, paper by paper;
 12. limit orders (market/orders.py): each order's filled shares and fill count equal its
     fills' trades, numbered 1, 2, … without gaps, so no order filled more than its shares; each
     fill is a trade of the order's account, term and side, under the key derived from the order
@@ -542,46 +543,61 @@ def orders_match_fills(out: _Collector, t: dict[str, str]) -> None:
     )
 
 
+def _held_through_windows(t: dict[str, str]) -> str:
+    """SQL: (event_id, transaction_id, account_id, shares) of each holder paid by each dividend,
+    the lowest balance it held at any moment of the paper's window (the balance at the opening,
+    or after a move inside the window), for events announced after their term was listed."""
+    signed = "CASE tr.side WHEN 'buy' THEN tr.shares ELSE -tr.shares END"
+    return f"""
+        SELECT event_id, transaction_id, account_id, shares FROM (
+            SELECT ev.id AS event_id, ev.transaction_id, m.account_id,
+                   LEAST(COALESCE(SUM(m.delta) FILTER (WHERE m.at <= ev.window_opens_at), 0),
+                         MIN(m.balance) FILTER (WHERE m.at > ev.window_opens_at)) AS shares
+            FROM {t["event"]} ev
+            JOIN {t["term"]} te ON te.id = ev.term_id AND ev.announced_at >= te.listed_at
+            JOIN (SELECT term_id, account_id, at, delta,
+                         SUM(delta) OVER (PARTITION BY term_id, account_id ORDER BY at) AS balance
+                  FROM (SELECT tr.term_id, tr.account_id, tr.created_at AS at,
+                               SUM({signed}) AS delta
+                        FROM {t["trade"]} tr GROUP BY 1, 2, 3) moves
+                 ) m ON m.term_id = ev.term_id AND m.at <= ev.announced_at
+            GROUP BY ev.id, ev.transaction_id, m.account_id
+        ) held WHERE shares > 0"""
+
+
 def dividends_follow_the_rule(out: _Collector, t: dict[str, str]) -> None:
-    """11. Each dividend recorded and paid what the shares held at its announcement earned
-    (none for a paper announced before the term was listed)."""
-    # Each trader's shares of each dividend's term at that dividend's announcement instant.
-    held_at_announcement = f"""
-        SELECT ev.id AS event_id, ev.transaction_id, tr.account_id,
-               SUM(CASE tr.side WHEN 'buy' THEN tr.shares ELSE -tr.shares END) AS shares
-        FROM {t["event"]} ev
-        JOIN {t["term"]} te ON te.id = ev.term_id AND ev.announced_at >= te.listed_at
-        JOIN {t["trade"]} tr ON tr.term_id = ev.term_id AND tr.created_at <= ev.announced_at
-        GROUP BY ev.id, ev.transaction_id, tr.account_id
-        HAVING SUM(CASE tr.side WHEN 'buy' THEN tr.shares ELSE -tr.shares END) > 0"""
+    """11. Each dividend recorded and paid what the shares held through its paper's submission
+    window earned (none for a paper announced before the term was listed)."""
+    held_through = _held_through_windows(t)
     out.add(
         [
             f"The dividend on term {term_id} (“{phrase}”) for paper {paper_id} recorded "
-            f"{recorded:,} shares, but {held:,} were held at its announcement ({at:%Y-%m-%d %H:%M} "
-            "UTC)" + (f" and it was paid by ledger transaction {txn_id}." if txn_id else ".")
+            f"{recorded:,} shares, but {held:,} were held through its window (to the "
+            f"announcement at {at:%Y-%m-%d %H:%M} UTC)"
+            + (f" and it was paid by ledger transaction {txn_id}." if txn_id else ".")
             for term_id, phrase, paper_id, recorded, held, at, txn_id in _rows(
                 f"""SELECT ev.term_id, te.phrase, ev.paper_id, ev.shares, COALESCE(h.shares, 0),
                            ev.announced_at, ev.transaction_id
                 FROM {t["event"]} ev
                 JOIN {t["term"]} te ON te.id = ev.term_id
-                LEFT JOIN (SELECT event_id, SUM(shares) AS shares FROM ({held_at_announcement}) x
+                LEFT JOIN (SELECT event_id, SUM(shares) AS shares FROM ({held_through}) x
                            GROUP BY event_id) h ON h.event_id = ev.id
                 WHERE ev.shares <> COALESCE(h.shares, 0)
                    OR (ev.shares * ev.per_share <> 0) <> (ev.transaction_id IS NOT NULL)
                 ORDER BY ev.term_id, ev.paper_id"""
             )
         ],
-        "dividends that differ from the holdings at their announcement",
+        "dividends that differ from the holdings through their window",
     )
     out.add(
         [
             f"Dividend transaction {txn_id} paid account {account_id} {paid:,} µ¢, but the "
-            f"shares it held at the announcements earned {owed:,} µ¢ "
+            f"shares it held through the papers' windows earned {owed:,} µ¢ "
             f"(off by {paid - owed:+,} µ¢)."
             for txn_id, account_id, paid, owed in _rows(
                 f"""WITH owed AS (
                     SELECT h.transaction_id, h.account_id, SUM(h.shares * ev.per_share) AS amount
-                    FROM ({held_at_announcement}) h JOIN {t["event"]} ev ON ev.id = h.event_id
+                    FROM ({held_through}) h JOIN {t["event"]} ev ON ev.id = h.event_id
                     WHERE h.transaction_id IS NOT NULL GROUP BY 1, 2
                 ), paid AS (
                     SELECT e.transaction_id, e.account_id, SUM(e.amount) AS amount
@@ -599,7 +615,7 @@ def dividends_follow_the_rule(out: _Collector, t: dict[str, str]) -> None:
                 ORDER BY 1, 2"""
             )
         ],
-        "dividend payments that differ from the holdings at the announcement",
+        "dividend payments that differ from the holdings through the windows",
     )
 
 

@@ -509,6 +509,12 @@ class Mention(models.Model):
 class DividendEvent(models.Model):
     """The dividend for one term and one mentioning paper: paid once, ever."""
 
+    class WindowSource(models.TextChoices):
+        SUBMITTED = "submitted", "the paper's submission"
+        PERIOD = "period", "the start of its submission period"
+        # Paid before the window rule: the window is the announcement instant alone.
+        ANNOUNCEMENT = "announcement", "the announcement (paid before the window rule)"
+
     term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="dividend_events")
     paper = models.ForeignKey(
         "papers.Paper", on_delete=models.PROTECT, related_name="dividend_events"
@@ -521,8 +527,14 @@ class DividendEvent(models.Model):
         help_text="When that listing was announced: the shares held at this instant are paid."
     )
     per_share = models.BigIntegerField("dividend per share (µ¢)")
+    window_opens_at = models.DateTimeField(
+        help_text="When the paper's submission window opened: only shares held from then to "
+        "the announcement are paid (market/windows.py)."
+    )
+    window_source = models.CharField(max_length=16, choices=WindowSource.choices)
     shares = models.BigIntegerField(
-        help_text="Shares held at the announcement (0 if it came before the term was listed)."
+        help_text="Shares paid: held through the window, withheld ones not counted (0 if it "
+        "came before the term was listed)."
     )
     transaction = models.ForeignKey(
         LedgerTransaction,
