@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 
+from authorship.models import Claim
 from market import networth, stats
 from market.models import Account, Trade
 
@@ -28,6 +29,7 @@ class TraderPage:
     standing: stats.Standing | None = None
     trades: list[Trade] = field(default_factory=list)
     worth: list[networth.WorthPoint] = field(default_factory=list)
+    papers: list = field(default_factory=list)  # the papers a curator verified are theirs
 
 
 def find_trader(username: str):
@@ -68,4 +70,16 @@ def trader_page(*, trader, viewer, today: dt.date) -> TraderPage:
         standing=stats.standing(user=trader),
         trades=trades,
         worth=networth.net_worth_series(user=trader, today=today, now=portfolio.net_worth),
+        papers=verified_papers(user=trader),
     )
+
+
+def verified_papers(*, user) -> list:
+    """The shown papers a curator verified are this reader's, newest claim first."""
+    claims = (
+        Claim.objects.verified()
+        .filter(user=user, paper__hidden=False)
+        .select_related("paper")
+        .order_by("-decided_at", "-id")
+    )
+    return [claim.paper for claim in claims]

@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "django.contrib.syndication",
     "accounts",
     "papers",
+    "authorship",
     "market",
     "library",
 ]
@@ -441,6 +442,10 @@ RATELIMIT_SAVED_SEARCHES_PER_WINDOW = env.int("RATELIMIT_SAVED_SEARCHES_PER_WIND
 # Saving, unsaving and tagging papers: a reader going down a day's list starring every other
 # paper stays far below it.
 RATELIMIT_SAVES_PER_WINDOW = env.int("RATELIMIT_SAVES_PER_WINDOW", 120)
+# Claims of papers (authorship): each request may mail a confirmation link, so the limit holds
+# while Redis is down (counted in PostgreSQL like the sign-in limit), per reader and per inbox.
+RATELIMIT_CLAIMS_PER_WINDOW = env.int("RATELIMIT_CLAIMS_PER_WINDOW", 10)
+RATELIMIT_CLAIM_MAILS_PER_EMAIL = env.int("RATELIMIT_CLAIM_MAILS_PER_EMAIL", 3)
 
 # Recommendations (library/recommend). New papers are those of the last RECOMMEND_DAYS days
 # of listings; each reader's classifiers learn against them and RECOMMEND_BACKGROUND_PAPERS

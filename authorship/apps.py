@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AuthorshipConfig(AppConfig):
+    name = "authorship"
+    verbose_name = "Authorship"
