@@ -7,7 +7,11 @@ each (term, paper) pair is recorded as a ``Mention`` and pays ``MARKET_DIVIDEND_
 per share to every holder who held it through the paper's submission window
 (market/windows.py), once ever, minted from the issuance account.
 
-Locks: a payout locks the term, then the holders' accounts in id order, then the issuance
+Shares held by a verified author of the paper (an approved ``authorship.Claim``) earn nothing
+from it: what they would have earned is recorded as withheld (``market.withholding``).
+
+Locks: a payout locks the term, then the papers' rows (shared: a claim's approval waits for it,
+market/sql/claim_decisions.sql), then the holders' accounts in id order, then the issuance
 account, the order every market write uses.
 """
 
@@ -31,6 +35,7 @@ from . import highlighting
 from .models import Account, DividendEvent, Entry, LedgerTransaction, Mention, Term, Trade
 from .refusals import InvalidQuantity
 from .windows import Balances, Window, paper_windows
+from .withholding import authors_of, record_withheld
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,16 +201,20 @@ def pay_dividend(
         windows = paper_windows(paper_ids=new_papers, listing_date=date)
         # Announced before the term existed: recorded (so it is never looked at again), unpaid.
         held: dict[int, list[tuple[int, int]]] = {paper_id: [] for paper_id in new_papers}
+        withheld: list[tuple[int, int, int, int]] = []  # (paper, account, claim, shares)
         if instant >= locked.listed_at:
             balances = Balances(
                 term=locked, earliest=min(w.opens for w in windows.values()), end=instant
             )
+            authors = authors_of(paper_ids=new_papers)
             by_opening: dict[dt.datetime, list[tuple[int, int]]] = {}
             for paper_id in new_papers:
                 opens = windows[paper_id].opens
                 if opens not in by_opening:
                     by_opening[opens] = balances.held_through(opens)
-                held[paper_id] = by_opening[opens]
+                own = authors.get(paper_id, {})
+                held[paper_id] = [(a, n) for a, n in by_opening[opens] if a not in own]
+                withheld += [(paper_id, a, own[a], n) for a, n in by_opening[opens] if a in own]
         owed: dict[int, int] = defaultdict(int)  # account id → µ¢
         for holders in held.values():
             for account_id, shares in holders:
@@ -219,7 +228,7 @@ def pay_dividend(
                 f"paper(s) listed {date.isoformat()}, {per_share:,} µ¢ per share held through "
                 "each paper's submission window",
             )
-        DividendEvent.objects.bulk_create(
+        events = DividendEvent.objects.bulk_create(
             [
                 DividendEvent(
                     term=locked,
@@ -236,6 +245,7 @@ def pay_dividend(
                 for paper_id in new_papers
             ]
         )
+        record_withheld(withheld, events={event.paper_id: event for event in events})
         return DividendPayout(
             term_id=locked.pk,
             papers=len(new_papers),

@@ -560,6 +560,33 @@ class DividendEvent(models.Model):
         return self.per_share * self.shares
 
 
+class WithheldDividend(models.Model):
+    """A dividend not paid to a verified author's shares for a mention in their own paper:
+    recorded, with the claim that made them its author, so the payout's explanation and the
+    author's trader page show it and the ledger check proves it."""
+
+    event = models.ForeignKey(DividendEvent, on_delete=models.PROTECT, related_name="withheld")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="withheld")
+    claim = models.ForeignKey(
+        "authorship.Claim", on_delete=models.PROTECT, related_name="withheld_dividends"
+    )
+    shares = models.BigIntegerField(help_text="Shares held through the window, not paid.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "account"], name="one_withholding_per_event"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.shares} shares of account {self.account_id} withheld from {self.event_id}"
+
+    @property
+    def amount(self) -> int:
+        return self.shares * self.event.per_share
+
+
 class NetWorthSnapshot(models.Model):
     """An account's worth at the end of one UTC day, kept by a daily Celery beat task.
 
