@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from authorship.models import Claim
 from market import leaderboards, networth, stats
 from market.models import Account, Trade
+from market.withholding import Withheld, withheld_from
 
 from .models import Preferences
 
@@ -30,6 +31,7 @@ class TraderPage:
     trades: list[Trade] = field(default_factory=list)
     worth: list[networth.WorthPoint] = field(default_factory=list)
     papers: list = field(default_factory=list)  # the papers a curator verified are theirs
+    withheld: list[Withheld] = field(default_factory=list)  # unpaid for their own words
 
 
 def find_trader(username: str):
@@ -71,6 +73,7 @@ def trader_page(*, trader, viewer, today: dt.date) -> TraderPage:
         trades=trades,
         worth=networth.net_worth_series(user=trader, today=today, now=portfolio.net_worth),
         papers=verified_papers(user=trader),
+        withheld=withheld_from(user=trader),
     )
 
 

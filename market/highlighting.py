@@ -199,6 +199,11 @@ class Matcher:
     def mentioned_terms(self, text: str) -> set[int]:
         return {match.term.id for match in self.find_mentions(text)}
 
+    def paper_mentions(self, *, title: str, abstract: str) -> set[int]:
+        """The terms a paper mentions, as dividends count them: its title and its abstract
+        are matched each alone, so that a phrase cannot span the two."""
+        return self.mentioned_terms(title) | self.mentioned_terms(abstract)
+
 
 _compiled_lock = threading.Lock()
 _compiled: tuple[str, Matcher] | None = None

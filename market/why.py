@@ -8,13 +8,16 @@ here as it did when the paper was counted; the term itself is added if it is no 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
+from papers.calendar import NEW_YORK
 from papers.models import Paper
 
 from .highlighting import Match, Matcher, current_matcher
 from .models import DividendEvent, Mention, Term
+from .withholding import withheld_on
 
 _SEPARATORS = re.compile(r"[\s~\-\u2010\u2011]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$\\(])")
@@ -31,11 +34,23 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
+class Window:
+    """The paper's submission window, in New York time as the rules page states it."""
+
+    opens: dt.datetime
+    closes: dt.datetime
+    source: str  # what it opened with, in words
+
+
+@dataclass(frozen=True, slots=True)
 class Why:
     paper: Paper
     date: object  # the announcement date it was counted on
     places: list[Place]
     paid: DividendEvent | None
+    window: Window | None = None
+    withheld_shares: int = 0  # held by the paper's verified authors, not paid
+    withheld_amount: int = 0
 
 
 def _norm(text: str) -> str:
@@ -132,4 +147,20 @@ def explain(*, term: Term, arxiv_id: str) -> Why | None:
                 )
             )
     paid = DividendEvent.objects.filter(term=term, paper=paper).first()
-    return Why(paper=paper, date=mention.date, places=places, paid=paid)
+    if paid is None:
+        return Why(paper=paper, date=mention.date, places=places, paid=None)
+    withheld_shares, withheld_amount = withheld_on(paid)
+    window = Window(
+        opens=paid.window_opens_at.astimezone(NEW_YORK),
+        closes=paid.announced_at.astimezone(NEW_YORK),
+        source=paid.get_window_source_display(),
+    )
+    return Why(
+        paper=paper,
+        date=mention.date,
+        places=places,
+        paid=paid,
+        window=window,
+        withheld_shares=withheld_shares,
+        withheld_amount=withheld_amount,
+    )

@@ -11,7 +11,7 @@ Amounts are integer micro-credits (µ¢) and whole shares in 64-bit columns. The
 """
 
 from .accounts import Account, AccountQuerySet, Holding, NetWorthSnapshot
-from .dividends import DividendEvent, Mention
+from .dividends import DividendEvent, Mention, WithheldDividend
 from .ledger import Entry, LedgerTransaction
 from .notices import Follow, Notice
 from .orders import Order, OrderFill
@@ -39,5 +39,6 @@ __all__ = [
     "TermProposal",
     "TermQuerySet",
     "Trade",
+    "WithheldDividend",
     "slug_is_reserved",
 ]

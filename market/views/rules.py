@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from .. import curve
+from .. import curve, rulebook
 from ..models import DEFAULT_K, DEFAULT_P0
 from ..units import format_credits
 
@@ -59,7 +59,14 @@ def rules_values() -> dict[str, str]:
         "window_minutes": str(max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1)),
         "max_open_orders": f"{settings.MARKET_MAX_OPEN_ORDERS:,}",
         "fills_per_pass": f"{settings.MARKET_ORDER_FILLS_PER_PASS:,}",
+        "window_ana": format_credits(dividend * 10),
+        "window_cy": format_credits(dividend * 4),
+        "rulebook": RULEBOOK_MARK,
     }
+
+
+# Where the rulebook (market/rulebook.py, rendered by its own template) goes in the Markdown.
+RULEBOOK_MARK = "\n\n<!-- the rulebook -->\n\n"
 
 
 def rules_markdown() -> str:
@@ -68,4 +75,11 @@ def rules_markdown() -> str:
 
 @require_GET
 def rules(request: HttpRequest) -> HttpResponse:
-    return render(request, "market/rules.html", {"rules": rules_markdown(), "nav": "market"})
+    before, after = rules_markdown().split(RULEBOOK_MARK)
+    context = {
+        "rules": before,
+        "rules_after": after,
+        "rulebook": rulebook.shown(),
+        "nav": "market",
+    }
+    return render(request, "market/rules.html", context)
