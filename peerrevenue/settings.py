@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "papers",
     "market",
     "library",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -94,6 +95,8 @@ MIDDLEWARE = [
     # Above the page cache, so that pages served from it carry these headers too.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The API's rate limits (before anything reads the database) and its CORS headers.
+    "api.middleware.ApiMiddleware",
     # Where the request reads from (a replica or the primary), and the answers of an outage.
     # Above everything that reads the database, on the way in or out.
     "peerrevenue.replicas.ReplicaMiddleware",
@@ -441,6 +444,10 @@ RATELIMIT_SAVED_SEARCHES_PER_WINDOW = env.int("RATELIMIT_SAVED_SEARCHES_PER_WIND
 # Saving, unsaving and tagging papers: a reader going down a day's list starring every other
 # paper stays far below it.
 RATELIMIT_SAVES_PER_WINDOW = env.int("RATELIMIT_SAVES_PER_WINDOW", 120)
+# The API (api/limits.py): requests a window per personal token, and per address without one.
+API_RATE_WINDOW_SECONDS = env.int("API_RATE_WINDOW_SECONDS", 60)
+API_REQUESTS_PER_TOKEN = env.int("API_REQUESTS_PER_TOKEN", 600)
+API_REQUESTS_PER_ADDRESS = env.int("API_REQUESTS_PER_ADDRESS", 300)
 
 # Recommendations (library/recommend). New papers are those of the last RECOMMEND_DAYS days
 # of listings; each reader's classifiers learn against them and RECOMMEND_BACKGROUND_PAPERS
