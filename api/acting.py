@@ -15,7 +15,7 @@ import datetime as dt
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
-from ninja import Header, Router
+from ninja import Header
 
 from market import notices, orders, trading
 from market.cash import balance
@@ -26,10 +26,13 @@ from peerrevenue import metrics
 from peerrevenue.ratelimit import is_limited
 
 from . import action_schemas as schemas
-from . import auth, conditional
+from . import auth, conditional, market_endpoints
 from .problems import Problem
 
-router = Router(tags=["acting"])
+# The market's router, not one of its own: a path read there and written here
+# (/terms/{slug}/trades) must be one view, or the first registered would answer 405.
+router = market_endpoints.router
+TAGS = ["acting"]
 
 KEY_HELP = "Your idempotency key for this trade: a retry with the same key trades once."
 
@@ -110,7 +113,11 @@ def _answer(model, *, created: bool) -> HttpResponse:
 
 
 @router.post(
-    "/terms/{slug}/quote", response=schemas.QuoteOut, auth=auth.TRADE, summary="Quote a trade"
+    "/terms/{slug}/quote",
+    tags=TAGS,
+    response=schemas.QuoteOut,
+    auth=auth.TRADE,
+    summary="Quote a trade",
 )
 def quote(request: HttpRequest, slug: str, body: schemas.QuoteIn) -> HttpResponse:
     """What the trade would cost or return now, checked against your cash and shares."""
@@ -133,6 +140,7 @@ def quote(request: HttpRequest, slug: str, body: schemas.QuoteIn) -> HttpRespons
 
 @router.post(
     "/terms/{slug}/trades",
+    tags=TAGS,
     response={200: schemas.TradeOut, 201: schemas.TradeOut},
     auth=auth.TRADE,
     summary="Buy or sell",
@@ -166,7 +174,9 @@ def trade(
     return _answer(_trade_out(done, term.slug), created=not repeated)
 
 
-@router.get("/orders", response=schemas.Orders, auth=auth.READ_PRIVATE, summary="Your orders")
+@router.get(
+    "/orders", tags=TAGS, response=schemas.Orders, auth=auth.READ_PRIVATE, summary="Your orders"
+)
 def my_orders(request: HttpRequest) -> HttpResponse:
     """Waiting orders first, then the most recent (at most 50)."""
     user = auth.token_of(request).user
@@ -177,6 +187,7 @@ def my_orders(request: HttpRequest) -> HttpResponse:
 
 @router.post(
     "/terms/{slug}/orders",
+    tags=TAGS,
     response={200: schemas.OrderOut, 201: schemas.OrderOut},
     auth=auth.TRADE,
     summary="Place a limit order",
@@ -226,14 +237,22 @@ def _own_order(user, order_id: int) -> Order:
 
 
 @router.get(
-    "/orders/{order_id}", response=schemas.OrderOut, auth=auth.READ_PRIVATE, summary="An order"
+    "/orders/{order_id}",
+    tags=TAGS,
+    response=schemas.OrderOut,
+    auth=auth.READ_PRIVATE,
+    summary="An order",
 )
 def order(request: HttpRequest, order_id: int) -> HttpResponse:
     return conditional.private(_order_out(_own_order(auth.token_of(request).user, order_id)))
 
 
 @router.delete(
-    "/orders/{order_id}", response=schemas.OrderOut, auth=auth.TRADE, summary="Cancel an order"
+    "/orders/{order_id}",
+    tags=TAGS,
+    response=schemas.OrderOut,
+    auth=auth.TRADE,
+    summary="Cancel an order",
 )
 def cancel_order(request: HttpRequest, order_id: int) -> HttpResponse:
     user = auth.token_of(request).user
@@ -242,7 +261,11 @@ def cancel_order(request: HttpRequest, order_id: int) -> HttpResponse:
 
 
 @router.put(
-    "/terms/{slug}/follow", response=schemas.FollowOut, auth=auth.TRADE, summary="Follow a term"
+    "/terms/{slug}/follow",
+    tags=TAGS,
+    response=schemas.FollowOut,
+    auth=auth.TRADE,
+    summary="Follow a term",
 )
 def follow(request: HttpRequest, slug: str, body: schemas.FollowIn) -> HttpResponse:
     user = auth.token_of(request).user
@@ -257,7 +280,11 @@ def follow(request: HttpRequest, slug: str, body: schemas.FollowIn) -> HttpRespo
 
 
 @router.delete(
-    "/terms/{slug}/follow", response=schemas.FollowOut, auth=auth.TRADE, summary="Unfollow"
+    "/terms/{slug}/follow",
+    tags=TAGS,
+    response=schemas.FollowOut,
+    auth=auth.TRADE,
+    summary="Unfollow",
 )
 def unfollow(request: HttpRequest, slug: str) -> HttpResponse:
     user = auth.token_of(request).user
@@ -268,7 +295,7 @@ def unfollow(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@router.get("/me", response=schemas.Me, auth=auth.READ_PRIVATE, summary="Your account")
+@router.get("/me", tags=TAGS, response=schemas.Me, auth=auth.READ_PRIVATE, summary="Your account")
 def me(request: HttpRequest) -> HttpResponse:
     token = auth.token_of(request)
     user = token.user

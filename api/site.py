@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from ninja import NinjaAPI
 
-from . import acting, library_endpoints, market_endpoints, papers_endpoints, problems
+from . import (
+    acting,  # noqa: F401 - its endpoints join the market router
+    library_endpoints,
+    market_endpoints,
+    papers_endpoints,
+    problems,
+)
 
 DESCRIPTION = """\
 Everything the site shows, for programs. Reading needs no token; acting needs a personal
@@ -35,5 +41,4 @@ api = NinjaAPI(
 problems.install(api)
 api.add_router("", papers_endpoints.router)
 api.add_router("", market_endpoints.router)
-api.add_router("", acting.router)
 api.add_router("", library_endpoints.router)

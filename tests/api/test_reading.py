@@ -91,7 +91,11 @@ def test_a_paper_has_its_versions_authors_subjects_and_highlighted_terms(client,
     assert found["title"] == "Paging the KV cache"
     assert [author["name"] for author in found["authors"]] == ["Ada Lovelace", "Charles Babbage"]
     assert [version["number"] for version in found["versions"]] == [1, 2]
-    assert found["subjects"][0] == {"code": "cs.DC", "name": "Distributed Computing", "primary": True}
+    assert found["subjects"][0] == {
+        "code": "cs.DC",
+        "name": "Distributed Computing",
+        "primary": True,
+    }
     assert found["terms"] == [{"slug": "kv-cache", "phrase": "KV cache"}]
     assert client.get("/api/v1/papers/2611.99999").status_code == 404
     hidden = make_paper(hidden=True)
@@ -99,7 +103,9 @@ def test_a_paper_has_its_versions_authors_subjects_and_highlighted_terms(client,
 
 
 def test_search_takes_the_sites_syntax_and_its_refusals(client, cs_dc):
-    announce(None, date=DAY, category=cs_dc, title="Byzantine agreement", authors=["Leslie Lamport"])
+    announce(
+        None, date=DAY, category=cs_dc, title="Byzantine agreement", authors=["Leslie Lamport"]
+    )
     announce(None, date=DAY, category=cs_dc, title="Gossip", authors=["Ada Lovelace"])
     found = client.get("/api/v1/search", {"q": "au:lamport"}).json()
     assert [item["title"] for item in found["items"]] == ["Byzantine agreement"]
@@ -111,8 +117,12 @@ def test_search_takes_the_sites_syntax_and_its_refusals(client, cs_dc):
 def test_an_authors_papers_are_newest_first_whatever_the_accents(client, cs_dc):
     older = announce(None, date=DAY, category=cs_dc, authors=["Dağlı Ayşe"], title="Older")
     newer = announce(None, date=DAY, category=cs_dc, authors=["Dagli Ayse"], title="Newer")
-    type(older).objects.filter(pk=older.pk).update(submitted_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
-    type(newer).objects.filter(pk=newer.pk).update(submitted_at=dt.datetime(2026, 2, 1, tzinfo=dt.UTC))
+    type(older).objects.filter(pk=older.pk).update(
+        submitted_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    )
+    type(newer).objects.filter(pk=newer.pk).update(
+        submitted_at=dt.datetime(2026, 2, 1, tzinfo=dt.UTC)
+    )
     first = client.get("/api/v1/authors/Dagli Ayse/papers?limit=1").json()
     assert [item["title"] for item in first["items"]] == ["Newer"]
     rest = client.get(f"/api/v1/authors/Dagli Ayse/papers?limit=1&cursor={first['next_cursor']}")
@@ -133,9 +143,7 @@ def test_terms_carry_price_supply_changes_and_mentions(client, cs_dc, kv, trader
     assert kv_row["change_1d_bp"] > 0
 
 
-def test_private_traders_never_appear_among_holders_or_by_name_in_trades(
-    client, kv, trader, rival
-):
+def test_private_traders_never_appear_among_holders_or_by_name_in_trades(client, kv, trader, rival):
     buy(trader, kv, 5)
     buy(rival, kv, 3)
     Preferences.objects.update_or_create(user=rival, defaults={"public_trader_page": False})
