@@ -55,7 +55,7 @@ class ApiMiddleware:
             response = problems.response(
                 request,
                 429,
-                f"You have made {allowance.limit:,} requests in the last "
+                f"You have made {allowance.limit:,} requests within "
                 f"{wait_text(allowance.window)}, the most we take for each "
                 f"{allowance.policy}. Nothing was done; try again in "
                 f"{wait_text(allowance.reset)}.",

@@ -9,8 +9,6 @@ already runs (replicas, limits, request ids).
 
 from __future__ import annotations
 
-from ninja import NinjaAPI
-
 from . import (
     acting,  # noqa: F401 - its endpoints join the market router
     library_endpoints,
@@ -18,6 +16,7 @@ from . import (
     papers_endpoints,
     problems,
 )
+from .document import DocumentedAPI
 
 DESCRIPTION = """\
 Everything the site shows, for programs. Reading needs no token; acting needs a personal
@@ -30,7 +29,7 @@ Every answer says its limit in `RateLimit-Policy` and `RateLimit`; past it, 429 
 key gets the first answer. Nightly dumps of trades, prices and dividends: `/dumps`.
 """
 
-api = NinjaAPI(
+api = DocumentedAPI(
     title="Peer Revenue API",
     version="1",
     description=DESCRIPTION,
