@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import (
     acting,  # noqa: F401 - its endpoints join the market router
+    dumps_endpoints,
     library_endpoints,
     market_endpoints,
     papers_endpoints,
@@ -41,3 +42,4 @@ problems.install(api)
 api.add_router("", papers_endpoints.router)
 api.add_router("", market_endpoints.router)
 api.add_router("", library_endpoints.router)
+api.add_router("", dumps_endpoints.router)
