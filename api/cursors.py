@@ -34,7 +34,9 @@ def decode(cursor: str | None, *, kinds: tuple[type, ...]) -> list[Any] | None:
     if not isinstance(key, list) or len(key) != len(kinds):
         raise Problem(400, BAD_CURSOR)
     for part, kind in zip(key, kinds, strict=True):
-        if type(part) is not kind or (kind is int and not -(2**62) < part < 2**62):
+        if type(part) is not kind:
+            raise Problem(400, BAD_CURSOR)
+        if isinstance(part, int) and not -(2**62) < part < 2**62:
             raise Problem(400, BAD_CURSOR)
     return key
 

@@ -27,6 +27,20 @@ router = Router(tags=["market"])
 PRIVATE = '"market_account"."user_id"'
 
 
+def _term_out(term) -> schemas.Term:
+    return schemas.Term(
+        slug=term.slug,
+        phrase=term.phrase,
+        status=term.status,
+        price=term.price_now,
+        supply=term.supply,
+        change_1d_bp=term.change_1d_bp,
+        change_7d_bp=term.change_7d_bp,
+        mentions=term.recent_mentions,
+        holders=term.holder_count,
+    )
+
+
 @router.get("/terms", response=schemas.Terms, summary="Terms on the market")
 def terms(
     request: HttpRequest, cursor: str | None = None, limit: int | None = None
@@ -45,20 +59,7 @@ def terms(
                 Q(phrase_lower__gt=after[0]) | Q(phrase_lower=after[0], pk__gt=after[1])
             )
         rows = list(found[: count + 1])
-        items = [
-            schemas.Term(
-                slug=term.slug,
-                phrase=term.phrase,
-                status=term.status,
-                price=term.price_now,
-                supply=term.supply,
-                change_1d_bp=term.change_1d_bp,
-                change_7d_bp=term.change_7d_bp,
-                mentions=term.recent_mentions,
-                holders=term.holder_count,
-            )
-            for term in rows[:count]
-        ]
+        items = [_term_out(term) for term in rows[:count]]
         last = rows[count - 1] if len(rows) > count else None
         return schemas.Terms(
             items=items,
@@ -67,6 +68,23 @@ def terms(
 
     parts = (facts["prices"], facts["terms"], facts["mentions"], facts["papers"], bucket)
     return conditional.respond(request, name="terms", parts=parts, make=make)
+
+
+@router.get("/terms/{slug}", response=schemas.Term, summary="A term")
+def term(request: HttpRequest, slug: str) -> HttpResponse:
+    facts = keep.read(request, ("term", slug), "mentions", "papers")
+    if facts["term", slug] is None:
+        raise Http404(f"There is no term “{slug}” on the market.")
+    bucket = clock_bucket()
+
+    def make() -> schemas.Term:
+        found = stats.market_terms(now=bucket_time(bucket)).filter(slug=slug).first()
+        if found is None:
+            raise Http404(f"“{slug}” is delisted: it no longer trades.")
+        return _term_out(found)
+
+    parts = (facts["term", slug], facts["mentions"], facts["papers"], bucket)
+    return conditional.respond(request, name="term", parts=parts, make=make)
 
 
 def _term(request: HttpRequest, slug: str, *also: str) -> tuple[Term, keep.Facts]:
@@ -248,7 +266,9 @@ def leaderboard(
         items=[
             schemas.Leader(
                 rank=account.rank,
-                trader=None if account.private else account.user.get_username(),
+                trader=None
+                if account.private or account.user is None
+                else account.user.get_username(),
                 net_worth=account.net_worth,
                 gain=account.gain,
             )

@@ -6,7 +6,7 @@ from .site import api
 # Every API view reads from a replica on GET, as the reader pages do (peerrevenue.replicas).
 _patterns, _app, _namespace = api.urls
 for _pattern in _patterns:
-    _pattern.callback.reads_replicas = True  # type: ignore[attr-defined, union-attr]
+    _pattern.callback.reads_replicas = True  # type: ignore[union-attr]
 
 urlpatterns = [
     path("api/v1/reference/", views.reference, name="api_reference"),
