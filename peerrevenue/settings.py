@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "authorship",
     "market",
     "library",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -95,6 +96,8 @@ MIDDLEWARE = [
     # Above the page cache, so that pages served from it carry these headers too.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The API's rate limits (before anything reads the database) and its CORS headers.
+    "api.middleware.ApiMiddleware",
     # Where the request reads from (a replica or the primary), and the answers of an outage.
     # Above everything that reads the database, on the way in or out.
     "peerrevenue.replicas.ReplicaMiddleware",
@@ -363,6 +366,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # followers of terms that moved past their threshold.
     "order-sweep": {"task": "market.tasks.sweep_orders", "schedule": crontab()},
     "follow-moves": {"task": "market.tasks.notify_follow_moves", "schedule": crontab()},
+    # The API's dumps of trades, prices and dividends (api/dumps.py), once the UTC day closed
+    # (20:40 New York is 00:40 or 01:40 UTC); a rerun rewrites the same day's files.
+    "api-dumps": {"task": "api.tasks.nightly_dumps", "schedule": crontab(minute=40, hour=20)},
     # Recommendations (library/tasks.py): after the day's last ingest attempt, refit the text
     # model if a new day came in, then every reader's classifiers, and find the new papers'
     # similar papers. Every five minutes, refit the readers whose library changed and whose
@@ -446,6 +452,13 @@ RATELIMIT_SAVES_PER_WINDOW = env.int("RATELIMIT_SAVES_PER_WINDOW", 120)
 # while Redis is down (counted in PostgreSQL like the sign-in limit), per reader and per inbox.
 RATELIMIT_CLAIMS_PER_WINDOW = env.int("RATELIMIT_CLAIMS_PER_WINDOW", 10)
 RATELIMIT_CLAIM_MAILS_PER_EMAIL = env.int("RATELIMIT_CLAIM_MAILS_PER_EMAIL", 3)
+# The API (api/limits.py): requests a window per personal token, and per address without one.
+API_RATE_WINDOW_SECONDS = env.int("API_RATE_WINDOW_SECONDS", 60)
+API_REQUESTS_PER_TOKEN = env.int("API_REQUESTS_PER_TOKEN", 600)
+API_REQUESTS_PER_ADDRESS = env.int("API_REQUESTS_PER_ADDRESS", 300)
+# Where the nightly dumps are written (api/dumps.py): with several web instances, a volume
+# they all mount, so any of them can serve a listed file.
+API_DUMPS_DIR = env.str("API_DUMPS_DIR", str(BASE_DIR / ".local" / "dumps"))
 
 # Recommendations (library/recommend). New papers are those of the last RECOMMEND_DAYS days
 # of listings; each reader's classifiers learn against them and RECOMMEND_BACKGROUND_PAPERS

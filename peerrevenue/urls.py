@@ -9,6 +9,7 @@ urlpatterns = [
     path("metrics", metrics_view, name="metrics"),
     path("robots.txt", robots_txt, name="robots_txt"),
     path("admin/", admin.site.urls),
+    path("", include("api.urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("library.urls")),
     path("", include("papers.urls")),
