@@ -22,7 +22,7 @@ from peerrevenue import keep
 from peerrevenue.pagination import number_of, paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
-from . import bibtex, days, entries, search, streams
+from . import bibtex, code_links, days, entries, search, streams
 from .categories import CS_CATEGORIES
 from .models import Category, Paper, author_page
 from .typesetting import tex_to_text
@@ -262,6 +262,7 @@ def _paper_piece(*, arxiv_id: str, facts: keep.Facts) -> keep.Piece:
     context = {
         "paper": paper,
         "bibtex": bibtex.entry(paper),
+        "code_links": code_links.of_paper(paper),
         "listings": listings,
         "versions": paper.version_history(paper.versions.all()),
         "subjects": subjects_of(paper),
