@@ -22,7 +22,7 @@ from peerrevenue import keep
 from peerrevenue.pagination import number_of, paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
-from . import days, entries, search, streams
+from . import bibtex, code_links, days, entries, search, streams
 from .categories import CS_CATEGORIES
 from .models import Category, Paper, author_page
 from .typesetting import tex_to_text
@@ -261,6 +261,8 @@ def _paper_piece(*, arxiv_id: str, facts: keep.Facts) -> keep.Piece:
     listings = paper.listings.select_related("category").order_by("date", "category__code")
     context = {
         "paper": paper,
+        "bibtex": bibtex.entry(paper),
+        "code_links": code_links.of_paper(paper),
         "listings": listings,
         "versions": paper.version_history(paper.versions.all()),
         "subjects": subjects_of(paper),
@@ -286,6 +288,15 @@ def subjects_of(paper: Paper) -> list[SimpleNamespace]:
         SimpleNamespace(code=code, name=names.get(code, ""), primary=code == paper.primary_category)
         for code in codes
     ]
+
+
+def paper_bibtex(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """The paper's BibTeX entry as a ``.bib`` file: the Cite control's download, which works
+    without JavaScript."""
+    paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
+    response = HttpResponse(bibtex.entry(paper), content_type="text/x-bibtex; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{bibtex.file_name(arxiv_id)}"'
+    return response
 
 
 def paper_version_redirect(request: HttpRequest, arxiv_id: str) -> HttpResponse:
