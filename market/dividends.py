@@ -174,10 +174,12 @@ def pay_dividend(
     per_share: int,
     date: dt.date,
     category: Category | None = None,
+    windows: Mapping[int, Window] | None = None,
 ) -> DividendPayout:
     """Pay ``per_share`` µ¢ for each paper in ``paper_ids`` (listed on ``date``) not paid
     before, per share held through that paper's submission window, minted from issuance.
-    Idempotent per term and paper.
+    Idempotent per term and paper. ``windows`` (paper id → window), when the caller has them,
+    saves reading them again.
 
     The term row is locked for the whole payout, so no other payout for it can be between the
     check for papers already paid and the record of these.
@@ -198,18 +200,20 @@ def pay_dividend(
         new_papers = sorted(set(paper_ids) - paid)
         if not new_papers:
             return nothing
-        windows = paper_windows(paper_ids=new_papers, listing_date=date)
+        found: Mapping[int, Window] = windows or {}
+        if not set(new_papers) <= found.keys():
+            found = paper_windows(paper_ids=new_papers, listing_date=date)
         # Announced before the term existed: recorded (so it is never looked at again), unpaid.
         held: dict[int, list[tuple[int, int]]] = {paper_id: [] for paper_id in new_papers}
         withheld: list[tuple[int, int, int, int]] = []  # (paper, account, claim, shares)
         if instant >= locked.listed_at:
             balances = Balances(
-                term=locked, earliest=min(w.opens for w in windows.values()), end=instant
+                term=locked, earliest=min(found[p].opens for p in new_papers), end=instant
             )
             authors = authors_of(paper_ids=new_papers)
             by_opening: dict[dt.datetime, list[tuple[int, int]]] = {}
             for paper_id in new_papers:
-                opens = windows[paper_id].opens
+                opens = found[paper_id].opens
                 if opens not in by_opening:
                     by_opening[opens] = balances.held_through(opens)
                 own = authors.get(paper_id, {})
@@ -236,8 +240,8 @@ def pay_dividend(
                     category=category,
                     date=date,
                     announced_at=instant,
-                    window_opens_at=windows[paper_id].opens,
-                    window_source=windows[paper_id].source,
+                    window_opens_at=found[paper_id].opens,
+                    window_source=found[paper_id].source,
                     per_share=per_share,
                     shares=sum(shares for _, shares in held[paper_id]),
                     transaction=txn if held[paper_id] else None,
@@ -319,6 +323,10 @@ def pay_dividends_for_terms(
     _check_per_share(per_share)
     instant = announced_at(date)
     wanted = {term_id: sorted(set(ids)) for term_id, ids in paper_ids_by_term.items() if ids}
+    # Every paper's window, read once for all the terms that mention it.
+    windows = paper_windows(
+        paper_ids={paper_id for ids in wanted.values() for paper_id in ids}, listing_date=date
+    )
 
     def work() -> tuple[dict[int, DividendPayout], list[Term]]:
         locked = list(Term.objects.select_for_update().filter(pk__in=wanted).order_by("pk"))
@@ -355,7 +363,7 @@ def pay_dividends_for_terms(
             unpaid += [(term.pk, paper_id) for paper_id in new_papers]
         _record_unheld_dividends(
             unpaid,
-            windows=paper_windows(paper_ids={p for _, p in unpaid}, listing_date=date),
+            windows=windows,
             per_share=per_share,
             date=date,
             instant=instant,
@@ -371,6 +379,7 @@ def pay_dividends_for_terms(
             per_share=per_share,
             date=date,
             category=category,
+            windows=windows,
         )
     return [payouts[term_id] for term_id in sorted(payouts)]
 

@@ -197,6 +197,15 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+def cite(slug: str) -> str:
+    """A rule as the rules page numbers and names it: "rule 8, “Hyphens and spaces are
+    interchangeable”" (for the "why this counted" explanations)."""
+    for number, rule in enumerate(RULES, start=1):
+        if rule.slug == slug:
+            return f"rule {number}, “{rule.heading}”"
+    raise KeyError(slug)
+
+
 @dataclass(frozen=True, slots=True)
 class Piece:
     text: str

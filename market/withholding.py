@@ -23,34 +23,29 @@ from .models import Account, DividendEvent, WithheldDividend
 
 
 def authors_of(*, paper_ids: Sequence[int]) -> dict[int, dict[int, int]]:
-    """Paper id → {account id of a verified author: the approving claim's id}, read under a
-    shared lock on the papers' rows that the caller's transaction keeps until it ends."""
+    """Paper id → {account id of a verified author: the approving claim's id}, read in one
+    statement that takes a shared lock on the papers' rows, kept until the caller's transaction
+    ends (an approval of a claim to one of them waits for it)."""
     if not paper_ids:
         return {}
     papers = connection.ops.quote_name(Paper._meta.db_table)
+    claims = connection.ops.quote_name(Claim._meta.db_table)
+    accounts = connection.ops.quote_name(Account._meta.db_table)
     with connection.cursor() as cursor:
-        # In id order, as every payout takes them: two payouts share these locks anyway, and
-        # an approval waits for both.
+        # In id order, as every payout takes them: payouts share these locks anyway, and an
+        # approval waits for all of them.
         cursor.execute(
-            f"SELECT id FROM {papers} WHERE id = ANY(%s) ORDER BY id FOR SHARE",  # noqa: S608
-            [sorted(paper_ids)],
+            f"""SELECT p.id, c.id, a.id FROM {papers} p
+            LEFT JOIN {claims} c ON c.paper_id = p.id AND c.status = %s
+            LEFT JOIN {accounts} a ON a.user_id = c.user_id
+            WHERE p.id = ANY(%s) ORDER BY p.id FOR SHARE OF p""",  # noqa: S608 - names only
+            [Claim.Status.APPROVED, sorted(paper_ids)],
         )
-    claims = list(
-        Claim.objects.verified()
-        .filter(paper_id__in=paper_ids)
-        .values_list("paper_id", "user_id", "id")
-    )
-    if not claims:
-        return {}
-    accounts = dict(
-        Account.objects.filter(user_id__in={user_id for _, user_id, _ in claims}).values_list(
-            "user_id", "pk"
-        )
-    )
+        rows = cursor.fetchall()
     found: dict[int, dict[int, int]] = {}
-    for paper_id, user_id, claim_id in claims:
-        if user_id in accounts:
-            found.setdefault(paper_id, {})[accounts[user_id]] = claim_id
+    for paper_id, claim_id, account_id in rows:
+        if claim_id is not None and account_id is not None:
+            found.setdefault(paper_id, {})[account_id] = claim_id
     return found
 
 

@@ -121,7 +121,7 @@ def test_an_approval_during_a_payout_waits_for_it_and_is_dated_after_it(market):
     # The payout came first: the claim did not stand yet, so the author was paid, once.
     assert trading.balance(author) == before[0] + 12 * DIVIDEND
     assert trading.balance(reader) == before[1] + 5 * DIVIDEND
-    assert claim.decided_at > event.created_at
+    assert claim.decided_at is not None and claim.decided_at > event.created_at
     assert check_ledger().ok
 
 
@@ -166,9 +166,11 @@ def test_approvals_racing_two_payouts_of_each_day_never_pay_an_author_or_anyone_
         gained = trading.balance(author) - before[0]
         if WithheldDividend.objects.filter(event=event).exists():
             withheld_rounds += 1
+            assert claim.decided_at is not None
             assert gained == 0 and claim.decided_at <= event.created_at
         else:
             paid_rounds += 1
+            assert claim.decided_at is not None
             assert gained == 12 * DIVIDEND and claim.decided_at > event.created_at
     assert withheld_rounds + paid_rounds == 8
     assert check_ledger().ok

@@ -249,5 +249,11 @@ def test_why_a_possessive_and_a_compound_counted(client, term, cs_dc):
         abstract="The cache's size matters. A write-cache helps.",
     )
     text = page_text(client.get(f"/market/cache/why/{paper.arxiv_id}/"))
-    assert "Followed by a possessive ’s, which counts as the word itself." in text
-    assert "Part of a hyphenated compound" in text
+    # Each rule named as the rules page numbers and names it.
+    assert (
+        "Followed by a possessive ’s, which leaves the word whole (rule 4, “Possessives count”)"
+        in (text)
+    )
+    assert (
+        "Part of a hyphenated compound" in text and "(rule 5, “Hyphenated compounds count”)" in text
+    )
