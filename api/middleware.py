@@ -41,6 +41,34 @@ def _preflight(request: HttpRequest) -> HttpResponse:
     return response
 
 
+# What answers an API path before or around its endpoints (a NUL in the URL refused, a path
+# that is no endpoint, a method an endpoint does not take, a server error, the outage pages),
+# in words for people, said again as a problem for programs.
+GENERIC = {
+    404: "There is no such endpoint; the reference is at /api/v1/reference/.",
+    405: "That endpoint does not take this method; the reference lists those it takes.",
+    500: "Something went wrong on our side; nothing was changed. Try again later.",
+    503: "The site is briefly unavailable; nothing was traded or saved. Try again in a moment.",
+}
+
+
+def as_problem(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    if response.status_code < 400 or response.get("Content-Type", "").startswith(
+        problems.CONTENT_TYPE
+    ):
+        return response
+    detail = GENERIC.get(response.status_code, "")
+    if not detail and response.get("Content-Type", "").startswith("text/plain"):
+        detail = response.content.decode(response.charset or "utf-8", "replace").strip()
+    headers = {name: response[name] for name in ("Retry-After", "Allow") if name in response}
+    answer = problems.response(
+        request, response.status_code, detail or "The request was refused.", headers=headers
+    )
+    if getattr(response, "database_outage", False):
+        answer.database_outage = True  # type: ignore[attr-defined]
+    return answer
+
+
 class ApiMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -61,7 +89,7 @@ class ApiMiddleware:
                 f"{wait_text(allowance.reset)}.",
             )
         else:
-            response = self.get_response(request)
+            response = as_problem(request, self.get_response(request))
         for name, value in allowance.headers().items():
             response[name] = value
         _cors(request, response)

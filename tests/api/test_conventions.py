@@ -80,3 +80,25 @@ def test_a_token_has_its_own_allowance_apart_from_its_address(client, settings, 
 def test_api_reads_go_to_replicas_as_the_pages_do():
     assert replicas.is_reader_view(resolve("/api/v1/terms").func)
     assert replicas.is_reader_view(resolve("/api/v1/terms/x/trades").func)
+
+
+def test_what_answers_around_the_endpoints_is_a_problem_too(client):
+    nul = client.get("/api/v1/search?q=%00")
+    assert nul.status_code == 400
+    assert nul["Content-Type"] == "application/problem+json"
+    assert "NUL" in nul.json()["detail"] or nul.json()["detail"]
+    nowhere = client.get("/api/v1/nowhere")
+    assert nowhere.status_code == 404
+    assert nowhere.json()["detail"].startswith("There is no such endpoint")
+    wrong = client.patch("/api/v1/categories")
+    assert wrong.status_code == 405
+    assert wrong["Content-Type"] == "application/problem+json"
+
+
+def test_the_served_document_is_the_one_the_schema_tests_read(client):
+    from api.site import api
+
+    served = client.get("/api/v1/openapi.json").json()
+    read = api.get_openapi_schema(path_prefix="/api/v1")
+    assert served["paths"].keys() == read["paths"].keys()
+    assert served["components"] == read["components"]

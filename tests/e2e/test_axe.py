@@ -33,6 +33,7 @@ PAGES = {
     "rules": "/market/rules/",
     "leaderboard": "/leaderboard/",
     "hot": "/hot/?period=month",
+    "api reference": "/api/v1/reference/",
 }
 SIGNED_IN_ONLY = {
     "portfolio": "/portfolio/",
@@ -43,6 +44,7 @@ SIGNED_IN_ONLY = {
     "trader": "/traders/rhea_with_a_rather_long_name/",
     "saved searches": "/searches/",
     "settings": "/accounts/settings/",
+    "api tokens": "/accounts/settings/tokens/",
 }
 SIGNED_OUT_ONLY = {
     "signup": "/accounts/signup/",

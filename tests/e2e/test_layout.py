@@ -89,6 +89,8 @@ PAGES = [
     "/traders/rhea_with_a_rather_long_name/",
     "/market/rules/",
     "/archive/cs/",
+    "/api/v1/reference/",
+    "/accounts/settings/tokens/",
 ]
 MONEY_PAGES = [
     "/market/",
