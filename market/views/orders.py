@@ -74,6 +74,8 @@ def place(request: HttpRequest, slug: str) -> HttpResponse:
     term = get_term_or_404(slug)
     if not request.user.is_authenticated:
         return redirect_to_login(term.get_absolute_url())
+    # Whatever happened, back to the order box (the form's ``next``), where it is said.
+    back = f"{term.get_absolute_url()}#order-form"
     if _too_fast(request):
         messages.error(
             request,
@@ -82,13 +84,13 @@ def place(request: HttpRequest, slug: str) -> HttpResponse:
                 minutes=max(settings.RATELIMIT_WINDOW_SECONDS // 60, 1),
             ),
         )
-        return redirect(term)
+        return _back(request, back)
     form = OrderForm(request.POST)
     if not form.is_valid():
         for errors in form.errors.values():
             for error in dict.fromkeys(errors):
                 messages.error(request, f"Order not placed: {error}")
-        return redirect(term)
+        return _back(request, back)
     data = form.cleaned_data
     seconds = form.expiry_seconds()
     try:
@@ -103,14 +105,14 @@ def place(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except trading.TradeError as exc:
         messages.error(request, f"Order not placed: {exc}")
-        return redirect(term)
+        return _back(request, back)
     if getattr(order, "repeated", False):
         messages.info(request, "That order was already placed; it is listed below.")
     else:
         messages.success(request, placed_message(order, term.phrase))
         # The fills made at once wrote their notices too: this message has told them.
         notices.mark_order_told(order=order)
-    return redirect(term)
+    return _back(request, back)
 
 
 @require_POST

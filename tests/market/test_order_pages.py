@@ -133,6 +133,35 @@ def test_an_order_form_with_a_bad_limit_says_why(trader_client, term):
     assert not Order.objects.exists()
 
 
+def test_placing_an_order_comes_back_to_the_order_box_whatever_happened(trader_client, term):
+    """Placed or refused, the reader is sent to the order box (its fragment), not the page's
+    top: the form says so in its ``next``, and without one the view does the same."""
+    form = Page.of(trader_client.get("/market/kv-cache/")).one(
+        "form", action="/market/kv-cache/order/"
+    )
+    assert form.hidden_inputs()["next"] == "/market/kv-cache/#order-form"
+    assert Page.of(trader_client.get("/market/kv-cache/")).one("details", id="order-form")
+    for limit in ("1.25", "cheap"):
+        response = place(trader_client, limit=limit)
+        assert response.redirect_chain == [("/market/kv-cache/#order-form", 302)]
+    response = trader_client.post(
+        "/market/kv-cache/order/",
+        {
+            "side": "buy",
+            "shares": "1",
+            "limit": "0.50",
+            "key": key(),
+            "next": "/market/kv-cache/#order-form",
+        },
+    )
+    assert response["Location"] == "/market/kv-cache/#order-form"
+    hostile = trader_client.post(
+        "/market/kv-cache/order/",
+        {"side": "buy", "shares": "1", "limit": "0.50", "key": key(), "next": "//evil.example/"},
+    )
+    assert hostile["Location"] == "/market/kv-cache/#order-form"
+
+
 @pytest.mark.parametrize(
     "limit, says",
     [
