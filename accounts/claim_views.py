@@ -49,7 +49,10 @@ def new_claim(request: HttpRequest) -> HttpResponse:
     if author:
         offered = claims.papers_by_author(name=author)
     else:
-        offered = claims.papers_to_claim(arxiv_ids=ticked)
+        # The papers the form offered, ticked or not: a reader who unticks the only one is
+        # shown the form again with the message, not an empty page.
+        offers = source.getlist("offer")[: claims.MAX_PAPERS_PER_REQUEST + 1] or ticked
+        offered = claims.papers_to_claim(arxiv_ids=offers)
     form = ClaimForm(request.POST if request.method == "POST" else None)
     problem = ""
     if request.method == "POST":

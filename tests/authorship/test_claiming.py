@@ -219,3 +219,15 @@ def test_hostile_get_parameters(client, reader):
     assert "There is no such paper here" in Page.of(client.get("/claims/new/?paper=..%2F")).text
     refused = client.get("/claims/new/?author=%00")
     assert refused.status_code == 400 and "NUL character" in refused.text
+
+
+def test_unticking_every_paper_is_answered_on_the_form(client, reader, own_paper):
+    client.force_login(reader)
+    form = Page.of(client.get(f"/claims/new/?paper={own_paper.arxiv_id}")).form("/claims/new/")
+    del form["paper"]
+    form["orcid"] = ORCID
+    response = client.post("/claims/new/", form)
+    page = Page.of(response)
+    assert response.status_code == 400 and "Tick at least one paper that is yours." in page.text
+    assert page.select("input", type="checkbox", value=own_paper.arxiv_id)
+    assert not Claim.objects.exists()
