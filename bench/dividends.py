@@ -116,19 +116,20 @@ def measure(tree: Path, *, papers: int, terms: int, traders: int, trades: int) -
         ]
     )
 
-    started = time.perf_counter()
-    if os.environ.get("BENCH_PROFILE"):
-        import cProfile
-        import pstats
+    statements = 0
 
-        profile = cProfile.Profile()
-        summary = profile.runcall(pay_dividends_for_day, category=category, date=day)
-        pstats.Stats(profile, stream=sys.stderr).sort_stats("tottime").print_stats(25)
-    else:
+    def count(execute, sql, params, many, context):
+        nonlocal statements
+        statements += 1
+        return execute(sql, params, many, context)
+
+    started = time.perf_counter()
+    with connection.execute_wrapper(count):
         summary = pay_dividends_for_day(category=category, date=day)
     seconds = time.perf_counter() - started
     return {
         "seconds": seconds,
+        "statements": statements,
         "mentions": summary.mentions,
         "amount": summary.amount,
         "events": DividendEvent.objects.count(),
@@ -161,6 +162,7 @@ def main() -> None:
             results[name].append(result)
             print(
                 f"round {round_number} {name:<6} ({tree}): {result['seconds'] * 1000:,.0f} ms, "
+                f"{result['statements']:,} statements, "
                 f"{result['mentions']:,} mentions, {result['paid']:,} of {result['events']:,} "
                 f"dividends paid, {result['amount']:,} µ¢",
                 flush=True,

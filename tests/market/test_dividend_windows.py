@@ -15,6 +15,7 @@ from market.ledger import check_ledger
 from market.models import DividendEvent, Term
 from papers.models import Listing, Paper
 from tests.factories import buy, list_paper, make_paper, sell
+from tests.html import page_text
 
 NY = ZoneInfo("America/New_York")
 DIVIDEND = 10_000
@@ -149,4 +150,31 @@ def test_history_and_backfills_stay_unpaid(cs_dc, kv, trader):
     assert pay_dividends_for_day(category=cs_dc, date=earlier).amount == 0
     assert DividendEvent.objects.get(paper=backfilled).shares == 0
     assert trading.balance(trader) == before
+    assert check_ledger().ok
+
+
+@override_settings(MARKET_DIVIDEND_PER_MENTION=DIVIDEND)
+def test_the_rules_pages_worked_example(client, cs_dc, kv, django_user_model):
+    """The worked example of /market/rules/, trade for trade, paid as the page says."""
+    ana, ben, cy, dee = (
+        django_user_model.objects.create_user(n) for n in ("ana", "ben", "cy", "dee")
+    )
+    paper(cs_dc, submitted="2026-11-23 16:00")
+    buy(ana, kv, 10, when=ny("2026-11-20 11:00"))  # the Friday before
+    buy(ben, kv, 7, when=ny("2026-11-23 17:00"))
+    buy(cy, kv, 10, when=ny("2026-11-20 12:00"))
+    sell(cy, kv, 6, when=ny("2026-11-23 18:00"))
+    buy(cy, kv, 6, when=ny("2026-11-24 10:00"))
+    buy(dee, kv, 3, when=ny("2026-11-24 21:00"))
+    before = {user: trading.balance(user) for user in (ana, ben, cy, dee)}
+
+    pay_dividends_for_day(category=cs_dc, date=DAY)
+
+    gained = {user.username: trading.balance(user) - before[user] for user in before}
+    assert gained == {"ana": 10 * DIVIDEND, "ben": 0, "cy": 4 * DIVIDEND, "dee": 0}
+    text = page_text(client.get("/market/rules/"))
+    assert "Ana held 10 shares through the whole window: she is paid for 10, 0.10 credits." in text
+    assert "Cy held at least 4 at every moment of the window: he is paid for 4, 0.04 credits." in (
+        text
+    )
     assert check_ledger().ok
