@@ -252,7 +252,7 @@ def _paper_response(request: HttpRequest, facts: keep.Facts, arxiv_id: str) -> H
         lambda: _paper_piece(arxiv_id=arxiv_id, facts=facts),
         size=keep.piece_size,
     )
-    context = {"paper_html": piece.html, **piece.values}
+    context = {"paper_html": piece.html, "arxiv_id": arxiv_id, **piece.values}
     return keep.respond(request, "papers/paper.html", context, pieces=["paper_html"])
 
 
