@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from peerrevenue.ratelimit import is_limited, seconds_until_reset, wait_text
 
-from . import proposals
+from .. import proposals
 
 TOO_MANY = (
     "You have proposed {limit} terms in the last day, the most we take from one trader. "

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from .order_book import Order
+from .orders import Order
 
 
 class Follow(models.Model):

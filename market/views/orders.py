@@ -18,12 +18,13 @@ from django.views.decorators.http import require_POST
 from peerrevenue.ratelimit import is_limited, refuse_if_too_many
 from peerrevenue.redirects import safe_next
 
-from . import notices, orders, trading
-from .forms import OrderForm
-from .models import Order, Term, Trade
-from .order_book import describe, filled_so_far
-from .units import format_credits, format_shares
-from .views import TOO_FAST, get_term_or_404
+from .. import notices, orders, trading
+from ..forms import OrderForm
+from ..models import Order, Term, Trade
+from ..models.orders import describe, filled_so_far
+from ..units import format_credits, format_shares
+from .quotes import TOO_FAST
+from .term import get_term_or_404
 
 
 def _back(request: HttpRequest, default: str) -> HttpResponse:

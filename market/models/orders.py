@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.db import models
 from django.db.models import F, Q, Sum
 
-from .sides import Side
+from ..sides import Side
 
 
 def fill_key(order_id: int, number: int) -> str:
@@ -122,7 +122,7 @@ class OrderFill(models.Model):
 
 def describe(order: Order, phrase: str) -> str:
     """``Buy up to 10 shares of “KV cache” at most 1.20 credits a share``."""
-    from .units import format_credits, format_shares
+    from ..units import format_credits, format_shares
 
     buying = order.side == Side.BUY
     return (
