@@ -78,8 +78,6 @@ def scrape_source(source: Callable[[], Iterable[Metric]]) -> None:
 
 
 def view_name(request: HttpRequest) -> str:
-    if getattr(request, "microcached", False):  # answered by peerrevenue.microcache
-        return "microcache"
     match = request.resolver_match
     return match.view_name if match is not None and match.view_name else "other"
 

@@ -89,9 +89,6 @@ MIDDLEWARE = [
     # /healthz for load balancers, before the rest (no session, redirect or rate limit).
     "peerrevenue.health.HealthCheckMiddleware",
     "peerrevenue.metrics.MetricsMiddleware",
-    # Anonymous reads answered from the page this process rendered within the last second,
-    # before anything reads the database (the staleness it allows is said in its docstring).
-    "peerrevenue.microcache.MicrocacheMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "peerrevenue.middleware.ContentSecurityPolicyMiddleware",
     # Above the page cache, so that pages served from it carry these headers too.
@@ -282,9 +279,9 @@ SESSION_ENGINE = "accounts.sessions"
 
 # Anonymous pages are kept whole under the facts they show (peerrevenue/keep.py).
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", 60)
-# ... and, in front of that, each process answers an anonymous read from the page it rendered
-# for the same address less than this long ago (peerrevenue/microcache.py): the most an
-# anonymous reader's page may lag a change. 0 turns it off.
+# ... and, in front of Django (peerrevenue/wsgi.py), each process answers an anonymous read
+# from the page it rendered for the same address less than this long ago
+# (peerrevenue/microcache.py): the most an anonymous reader's page may lag a change. 0: off.
 MICROCACHE_SECONDS = env.float("MICROCACHE_SECONDS", 1.0)
 # Check every kept piece and page against a fresh render on each use, raising on any
 # difference (peerrevenue/keep.py): on for the test suite (tests/conftest.py), which it makes
