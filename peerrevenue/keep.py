@@ -10,7 +10,8 @@ One idea, used by every page that keeps anything:
   stamp with no call to remember. Apps register the facts they offer (``fact``); a few are
   read for every kept page (``every_page=True``: the term set, which highlighting shows
   everywhere, and the prices that fill its holes).
-- **Keys** are made of a piece's name and the facts it shows (``key``). A key is never
+- **Keys** are made of a piece's name and the facts it shows, declared once per piece
+  (``Cached``: its name and its stamps; ``key`` underneath). A key is never
   invalidated: a write moves a fact, the next request reads the new fact, so it asks for a
   new key, and the old entry is never read again and ages out.
 - **One two-level store** (``get_or_make``): this process's memory in front of the shared
