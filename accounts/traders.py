@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 
-from market import networth, stats
+from market import leaderboards, networth, stats
 from market.models import Account, Trade
 
 from .models import Preferences
@@ -25,7 +25,7 @@ class TraderPage:
     trader: object  # the user whose page it is
     private: bool  # hidden from this viewer
     portfolio: stats.Portfolio | None = None
-    standing: stats.Standing | None = None
+    standing: leaderboards.Standing | None = None
     trades: list[Trade] = field(default_factory=list)
     worth: list[networth.WorthPoint] = field(default_factory=list)
 
@@ -65,7 +65,7 @@ def trader_page(*, trader, viewer, today: dt.date) -> TraderPage:
         trader=trader,
         private=False,
         portfolio=portfolio,
-        standing=stats.standing(user=trader),
+        standing=leaderboards.standing(user=trader),
         trades=trades,
         worth=networth.net_worth_series(user=trader, today=today, now=portfolio.net_worth),
     )

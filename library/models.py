@@ -43,7 +43,7 @@ class SavedPaper(models.Model):
         ordering = ["-saved_at", "-id"]
         constraints = [
             # The database, not a check before the insert, keeps a paper in a library once:
-            # twenty racing saves insert one row (library.shelf uses ON CONFLICT).
+            # twenty racing saves insert one row (library.saves uses ON CONFLICT).
             models.UniqueConstraint(fields=["user", "paper"], name="unique_saved_paper")
         ]
         indexes = [

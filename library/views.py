@@ -19,7 +19,7 @@ from peerrevenue.queueing import send_from_request
 from peerrevenue.ratelimit import refuse_if_too_many
 from peerrevenue.redirects import safe_next
 
-from . import bibtex, hot, recommended, shelf
+from . import bibtex, hot, recommended, saves
 from .models import Tag
 
 PER_PAGE = 30
@@ -82,11 +82,11 @@ def toggle_save(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     # without ``action`` the save toggles.
     action = request.POST.get("action")
     if action == "save":
-        shelf.save(user=request.user, paper=paper)
+        saves.save(user=request.user, paper=paper)
     elif action == "unsave":
-        shelf.unsave(user=request.user, paper=paper)
+        saves.unsave(user=request.user, paper=paper)
     else:
-        shelf.toggle(user=request.user, paper=paper)
+        saves.toggle(user=request.user, paper=paper)
     _refit_soon(request.user.pk)
     return see_other(back)
 
@@ -102,8 +102,8 @@ def set_tags(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         return refused
     names = request.POST.get("tags", "").split(",")
     try:
-        tags = shelf.set_tags(user=request.user, paper=paper, names=names)
-    except shelf.LibraryError as refusal:
+        tags = saves.set_tags(user=request.user, paper=paper, names=names)
+    except saves.LibraryError as refusal:
         messages.error(request, str(refusal))
     else:
         if tags:
@@ -118,7 +118,7 @@ def set_tags(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 @require_POST
 def mark_read(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     paper = get_object_or_404(Paper, arxiv_id=arxiv_id)
-    shelf.mark_read(user=request.user, paper=paper, read=request.POST.get("read") == "1")
+    saves.mark_read(user=request.user, paper=paper, read=request.POST.get("read") == "1")
     return see_other(back_to(request, reverse("library:library")))
 
 
@@ -126,8 +126,8 @@ def mark_read(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 @require_POST
 def create_tag(request: HttpRequest) -> HttpResponse:
     try:
-        tag = shelf.create_tag(user=request.user, name=request.POST.get("name", ""))
-    except shelf.LibraryError as refusal:
+        tag = saves.create_tag(user=request.user, name=request.POST.get("name", ""))
+    except saves.LibraryError as refusal:
         messages.error(request, str(refusal))
         return see_other(reverse("library:library"))
     return see_other(f"{reverse('library:library')}?tag={tag.pk}")
@@ -138,10 +138,10 @@ def create_tag(request: HttpRequest) -> HttpResponse:
 def rename_tag(request: HttpRequest) -> HttpResponse:
     tag_id = _posted_tag_id(request)
     try:
-        tag = shelf.rename_tag(user=request.user, tag_id=tag_id, name=request.POST.get("name", ""))
+        tag = saves.rename_tag(user=request.user, tag_id=tag_id, name=request.POST.get("name", ""))
     except Tag.DoesNotExist:
         raise Http404("You have no such tag.") from None
-    except shelf.LibraryError as refusal:
+    except saves.LibraryError as refusal:
         messages.error(request, str(refusal))
         return see_other(f"{reverse('library:library')}?tag={tag_id}")
     messages.success(request, f"Renamed the tag to “{tag.name}”.")
@@ -153,7 +153,7 @@ def rename_tag(request: HttpRequest) -> HttpResponse:
 def delete_tag(request: HttpRequest) -> HttpResponse:
     tag_id = _posted_tag_id(request)
     try:
-        name = shelf.delete_tag(user=request.user, tag_id=tag_id)
+        name = saves.delete_tag(user=request.user, tag_id=tag_id)
     except Tag.DoesNotExist:
         raise Http404("You have no such tag.") from None
     messages.success(request, f"Deleted the tag “{name}”; its papers stay in your library.")
@@ -184,14 +184,14 @@ def library_page(request: HttpRequest) -> HttpResponse:
     tag = _tag_of(request)
     unread = request.GET.get("unread") == "1"
     page = paginate(
-        request, shelf.saved_papers(user=request.user, tag=tag, unread=unread), per_page=PER_PAGE
+        request, saves.saved_papers(user=request.user, tag=tag, unread=unread), per_page=PER_PAGE
     )
     context = {
         "page": page,
         "tag": tag,
         "unread": unread,
-        "tags": shelf.tags_of(user=request.user),
-        "total": shelf.library_size(user=request.user),
+        "tags": saves.tags_of(user=request.user),
+        "total": saves.library_size(user=request.user),
         "nav": "library",
         "tag_name_max": 60,
     }
@@ -201,7 +201,7 @@ def library_page(request: HttpRequest) -> HttpResponse:
 @login_required
 def export(request: HttpRequest, kind: str) -> HttpResponse:
     tag = _tag_of(request)
-    papers = [saved.paper for saved in shelf.saved_papers(user=request.user, tag=tag)]
+    papers = [saved.paper for saved in saves.saved_papers(user=request.user, tag=tag)]
     name = f"library-{tag.name}" if tag else "library"
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:80]
     if kind == "bib":

@@ -20,7 +20,7 @@ from django.urls import path
 from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
 
 from . import cash
-from .candidates import candidate_terms, proposed_terms
+from .mined_phrases import candidate_terms, proposed_terms
 from .models import (
     Account,
     DividendEvent,

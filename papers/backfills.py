@@ -25,7 +25,7 @@ from . import ingest
 from .arxiv.client import fetch_api
 from .arxiv.errors import IngestError
 from .arxiv.queries import page_params, submitted_between
-from .arxiv.records import ParsedEntry, ParsedFeed
+from .arxiv.records import ParsedFeed, ParsedRecord
 from .models import Category, IngestRun
 
 logger = logging.getLogger(__name__)
@@ -143,7 +143,7 @@ def backfill(
         raise IngestError(f"--until ({until}) is before --since ({since}).")
     search = submitted_between(category_code=category.code, since=since, until=until)
     runs: list[IngestRun] = []
-    pending: dict[dt.date, list[ParsedEntry]] = {}
+    pending: dict[dt.date, list[ParsedRecord]] = {}
 
     def flush(days: list[dt.date]) -> None:
         for day in sorted(days):

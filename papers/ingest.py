@@ -35,7 +35,7 @@ from papers.arxiv.documents import parse_feed
 from papers.arxiv.enrichment import enrich_or_fail, enrich_quietly, merge_found
 from papers.arxiv.errors import FetchError, IngestError
 from papers.arxiv.fields import clean
-from papers.arxiv.records import ParsedEntry, ParsedFeed
+from papers.arxiv.records import ParsedFeed, ParsedRecord
 from papers.models import Category, IngestRun, Listing, Paper, PaperVersion
 from papers.signals import listings_announced
 
@@ -99,7 +99,7 @@ class _Counts:
     listings_created: int = 0
 
 
-def _authors_json(entry: ParsedEntry, previous: list[dict[str, str]]) -> list[dict[str, str]]:
+def _authors_json(entry: ParsedRecord, previous: list[dict[str, str]]) -> list[dict[str, str]]:
     """Author dicts for the entry, keeping affiliations we knew when the feed omits them, and
     the renderings of what did not change (so an unchanged byline is not typeset again)."""
     old = previous if [a.get("name") for a in previous] == [a.name for a in entry.authors] else []
@@ -119,7 +119,7 @@ def _authors_json(entry: ParsedEntry, previous: list[dict[str, str]]) -> list[di
     return authors
 
 
-def _apply(paper: Paper, entry: ParsedEntry) -> None:
+def _apply(paper: Paper, entry: ParsedRecord) -> None:
     """Bring a paper up to date with an entry of the same or a newer version, in memory.
 
     Empty values in the entry never erase what we know (an unenriched re-run must not undo an
@@ -151,7 +151,7 @@ def _snapshot(paper: Paper) -> dict[str, Any]:
     return {name: getattr(paper, name) for name in WRITTEN_FIELDS}
 
 
-def _announce_type(entry: ParsedEntry, category: Category) -> str:
+def _announce_type(entry: ParsedRecord, category: Category) -> str:
     if entry.announce_type:
         return entry.announce_type
     own = entry.primary_category == category.code

@@ -326,19 +326,19 @@ def page_text_of(markup: str) -> str:
 
 
 def test_the_worker_highlights_the_newest_papers_before_their_readers(client, paper, monkeypatch):
-    from market import term_links
+    from market import highlighted_html
 
     Term.objects.create(phrase="consensus")  # a new term set: every highlighted text is new
-    assert term_links.keep_recent_highlights() == 1
+    assert highlighted_html.keep_recent_highlights() == 1
     matched: list[str] = []
-    real = term_links.link_terms
+    real = highlighted_html.link_terms
 
     def counting(markup, matcher):
         if not freshness.checking():
             matched.append(markup)
         return real(markup, matcher)
 
-    monkeypatch.setattr(term_links, "link_terms", counting)
+    monkeypatch.setattr(highlighted_html, "link_terms", counting)
     page = Page.of(client.get("/list/cs.DC/"))
     assert "Consensus" in [a.text for a in page.select("a", cls="term")]
     assert matched == []  # the reader's render found every text highlighted already

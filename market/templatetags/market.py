@@ -19,7 +19,7 @@ from django.utils.safestring import SafeString, mark_safe
 from peerrevenue import keep
 
 from ..context_processors import PAGE_TERMS
-from ..term_links import PageTerms, highlight
+from ..highlighted_html import PageTerms, highlight
 
 __all__ = ["highlight", "highlight_terms", "highlighted_fragment", "hole"]
 

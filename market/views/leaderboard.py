@@ -8,16 +8,16 @@ from django.views.decorators.http import require_GET
 
 from peerrevenue.pagination import paginate
 
-from .. import networth, public_names
+from .. import leaderboards, networth, public_names
 
 ROWS_PER_PAGE = 50
 
 
 @require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    period = networth.period_from(request.GET.get("period"))
+    period = leaderboards.period_from(request.GET.get("period"))
     today = networth.today_utc()
-    ranked = networth.period_leaderboard(period=period, today=today)
+    ranked = leaderboards.period_leaderboard(period=period, today=today)
     # A trader who keeps their page private is "a trader" here, but to themselves.
     ranked = ranked.annotate(private=public_names.is_private('"market_account"."user_id"'))
     page = paginate(request, ranked, per_page=ROWS_PER_PAGE)
@@ -30,14 +30,14 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         )
     standing = None
     if request.user.is_authenticated:
-        standing = networth.period_standing(user=request.user, period=period, today=today)
+        standing = leaderboards.period_standing(user=request.user, period=period, today=today)
     context = {
         "page": page,
         "standing": standing,
         "period": period,
-        "periods": networth.PERIODS,
-        "period_label": networth.PERIODS[period],
-        "period_start": networth.period_start(period, today=today),
+        "periods": leaderboards.PERIODS,
+        "period_label": leaderboards.PERIODS[period],
+        "period_start": leaderboards.period_start(period, today=today),
         "hidden_name": public_names.HIDDEN_NAME,
         "nav": "leaderboard",
     }

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 
 from peerrevenue.pagination import paginate
 
-from .. import networth, notices, orders, stats, trading, trend_charts
+from .. import leaderboards, networth, notices, orders, stats, trading, trend_charts
 from .trader import order_line
 
 ROWS_PER_PAGE = 50
@@ -40,7 +40,7 @@ def _portfolio_body(request: HttpRequest) -> str:
         if len(worth) >= 2
         else None,
         "page": history,
-        "standing": stats.standing(user=request.user),
+        "standing": leaderboards.standing(user=request.user),
         "starting_grant": settings.MARKET_STARTING_GRANT,
         "orders": [order_line(o) for o in orders.orders_of(user=request.user, limit=30)],
         # Shown here whatever the flag said (a notice the database wrote itself included).

@@ -11,7 +11,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from library import shelf
+from library import saves
 from market import trading
 from market.models import Order, Term
 from papers.models import Paper
@@ -162,7 +162,7 @@ def test_a_popover_buy_deep_in_the_list_comes_back_to_the_word(
 def test_a_tag_change_deep_in_the_library_comes_back_to_the_paper(browser, live_server, long_day):
     _, user = long_day
     for paper in Paper.objects.order_by("arxiv_id"):
-        shelf.save(user=user, paper=paper)
+        saves.save(user=user, paper=paper)
     context, page = signed_in(browser, live_server, PHONE)
     try:
         page.goto("/library/")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from market import stats
+from market import leaderboards, stats
 from market.units import format_credits
 from market.views import leaderboard
 from tests.factories import buy, username
@@ -18,7 +18,7 @@ def test_leaderboard_ranks_by_net_worth_minus_grants(client, trader, rival, kv_c
     buy(trader, kv_cache, 20)
     buy(rival, kv_cache, 20)
     page = Page.of(client.get("/leaderboard/"))
-    expected = {username(a): a for a in stats.leaderboard()}
+    expected = {username(a): a for a in leaderboards.leaderboard()}
     tobias = stats.portfolio(user=trader)
     assert expected["tobias"].score == tobias.gain
     assert page.row("1") == [

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from market.candidates import candidate_terms, phrases_in
+from market.mined_phrases import candidate_terms, phrases_in
 from market.models import Term
 from tests.factories import list_paper, make_paper
 

@@ -1,4 +1,5 @@
-"""Candidate terms: phrases that recent papers keep using and the market does not list yet.
+"""Phrases mined from recent papers as candidate terms: phrases that papers keep using and the
+market does not list yet.
 
 A phrase is one to three words; it counts once per paper that uses it (in the title or the
 abstract, outside formulas). Phrases that start or end with a common English word, or that a
