@@ -24,6 +24,16 @@ from .models import Tag
 
 PER_PAGE = 30
 
+# A reader's picks: versioned by their shelf's fit (a save, a tag change or a refit moves it),
+# the papers (an edit or a hidden paper) and the term set.
+PICKS: keep.Cached[keep.Piece] = keep.Cached(
+    "picks", stamps=("shelf", "papers", "terms"), size=keep.piece_size
+)
+# A period's hot list: versioned by the stored ranking (each refresh), the papers and the terms.
+HOT: keep.Cached[keep.Piece] = keep.Cached(
+    "hot", stamps=("hot", "papers", "terms"), size=keep.piece_size
+)
+
 
 def see_other(url: str) -> HttpResponseRedirect:
     """303: the browser follows with a GET, whatever the form's method was."""
@@ -213,11 +223,7 @@ def recommended_page(request: HttpRequest) -> HttpResponse:
     state, picks_html = "anonymous", ""
     saved: str | int | None = 0
     if user_id is not None:
-        picks = keep.get_or_make(
-            keep.key("picks", user_id, facts[("shelf", user_id)], facts["papers"], facts["terms"]),
-            lambda: _picks_piece(user_id=user_id, facts=facts),
-            size=keep.piece_size,
-        )
+        picks = PICKS.get(facts, user_id, make=lambda: _picks_piece(user_id=user_id, facts=facts))
         state, saved, picks_html = str(picks.values["state"]), picks.values["saved"], picks.html
     hot_html = hot_list(request, period="week", category=None).html if state != "ready" else ""
     return keep.respond(
@@ -248,10 +254,11 @@ def hot_list(request: HttpRequest, *, period: str, category: str | None) -> keep
     facts = keep.facts_of(request)
     if ("papers",) not in facts.values or ("hot",) not in facts.values:
         facts = keep.read(request, "papers", "hot")
-    return keep.get_or_make(
-        keep.key("hot", period, category, facts["hot"], facts["papers"], facts["terms"]),
-        lambda: _hot_piece(period=period, category=category, facts=facts),
-        size=keep.piece_size,
+    return HOT.get(
+        facts,
+        period,
+        category,
+        make=lambda: _hot_piece(period=period, category=category, facts=facts),
     )
 
 

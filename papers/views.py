@@ -33,6 +33,20 @@ MAX_AUTHOR_NAME = 300  # arXiv's longest bylines have names well under 100 chara
 MAX_PAGE = 1_000_000  # past any author's last page; keeps a hand-typed ?page= a valid OFFSET
 DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
+# A category's days of papers, the same for every reader: under its code, the day and page
+# asked for and today's date ("yet" and the headings' years depend on it), versioned by the
+# category's stamp (its listings and their papers) and the term set. Prices are holes; a watch
+# moves no stamp. Not in the shared cache: made from kept entries in two queries, it costs
+# less than pickling 180 kB into Redis after each change (and fetching it in every process).
+CATEGORY_DAYS: keep.Cached[keep.Piece] = keep.Cached(
+    "category-page", stamps=("category", "terms"), size=keep.piece_size, shared=False
+)
+# A paper's page, the same for every reader: versioned by the paper's stamp (it, its listings,
+# its versions), the categories' names it shows and the term set.
+PAPER: keep.Cached[keep.Piece] = keep.Cached(
+    "paper", stamps=("paper", "categories", "terms"), size=keep.piece_size
+)
+
 
 def parse_listing_date(value: str) -> dt.date:
     """A YYYY-MM-DD path segment as a date; anything else, or an impossible date, is a 404."""
@@ -112,16 +126,13 @@ def _category_response(
     # ("yet" and the headings' years depend on it). Prices are holes; a watch moves no stamp.
     today = timezone.localdate()
     number = request.GET.get("page")
-    piece = keep.get_or_make(
-        keep.key(
-            "category-page", code, facts["category", code], facts["terms"], until, number, today
-        ),
-        lambda: _category_piece(code=code, until=until, query=request.GET.copy(), facts=facts),
-        size=keep.piece_size,
-        # Not in the shared cache: made from kept entries in two queries, it costs less than
-        # pickling 180 kB into Redis on the first request after each change (and fetching it
-        # back in every other process).
-        shared=False,
+    piece = CATEGORY_DAYS.get(
+        facts,
+        code,
+        until,
+        number,
+        today,
+        make=lambda: _category_piece(code=code, until=until, query=request.GET.copy(), facts=facts),
     )
     watchers = facts["watchers", code]
     context = {
@@ -247,12 +258,8 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 def _paper_response(request: HttpRequest, facts: keep.Facts, arxiv_id: str) -> HttpResponse:
     # The same for every reader, keyed by the paper's stamp (it, its listings, its versions)
     # and the categories' names it shows.
-    piece = keep.get_or_make(
-        keep.key("paper", arxiv_id, facts["paper", arxiv_id], facts["categories"], facts["terms"]),
-        lambda: _paper_piece(arxiv_id=arxiv_id, facts=facts),
-        size=keep.piece_size,
-    )
-    context = {"paper_html": piece.html, **piece.values}
+    piece = PAPER.get(facts, arxiv_id, make=lambda: _paper_piece(arxiv_id=arxiv_id, facts=facts))
+    context = {"paper_html": piece.html, "arxiv_id": arxiv_id, **piece.values}
     return keep.respond(request, "papers/paper.html", context, pieces=["paper_html"])
 
 

@@ -283,6 +283,10 @@ SESSION_ENGINE = "accounts.sessions"
 
 # Anonymous pages are kept whole under the facts they show (peerrevenue/keep.py).
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", 60)
+# ... and, in front of Django (peerrevenue/wsgi.py), each process answers an anonymous read
+# from the page it rendered for the same address less than this long ago
+# (peerrevenue/microcache.py): the most an anonymous reader's page may lag a change. 0: off.
+MICROCACHE_SECONDS = env.float("MICROCACHE_SECONDS", 1.0)
 # Check every kept piece and page against a fresh render on each use, raising on any
 # difference (peerrevenue/keep.py): on for the test suite (tests/conftest.py), which it makes
 # a freshness test; off in production, where it would double every render.

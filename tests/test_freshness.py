@@ -285,27 +285,9 @@ def test_every_curator_editable_field_is_covered():
     }
 
 
-# Found by this test and not closed yet: a star's form (library.fillers.StarFill) is filled
-# per paper id under the saves stamp, but shows the paper's arXiv id, which an edit of the id
-# does not move. Strict: the day it is fixed, this says so.
-KNOWN_STALE = {
-    "Paper.arxiv_id": "a saved star's form keeps the old arXiv id (library.fillers.StarFill)",
-}
-
-
 @pytest.mark.parametrize(
     ("model", "name"),
-    [
-        pytest.param(
-            model,
-            name,
-            id=f"{model.__name__}.{name}",
-            marks=[pytest.mark.xfail(reason=KNOWN_STALE[f"{model.__name__}.{name}"], strict=True)]
-            if f"{model.__name__}.{name}" in KNOWN_STALE
-            else [],
-        )
-        for model, name in FIELDS
-    ],
+    [pytest.param(model, name, id=f"{model.__name__}.{name}") for model, name in FIELDS],
 )
 def test_every_page_is_fresh_after_each_edit(site, model, name):
     field = model._meta.get_field(name)

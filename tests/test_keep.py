@@ -178,7 +178,7 @@ def test_a_trade_joins_the_market_table_in_its_kept_frame(signed_in, rival, gpu,
 
 
 def test_a_search_spelling_a_frames_place_is_only_text(signed_in, gpu):
-    mark = f"<!--kept place {keep._TAG} rows-->"
+    mark = f"<!--kept place {keep.TAG} rows-->"
     response = signed_in.get("/market/", {"q": mark})
     assert response.status_code == 200
     assert mark not in response.content.decode()
@@ -213,7 +213,7 @@ def test_a_release_never_reads_what_another_release_kept(signed_in, gpu, monkeyp
 
 
 def kept_now() -> dict[object, str]:
-    return {name: repr(value) for name, (value, _) in keep._local.entries.items()}
+    return {name: repr(value) for name, (value, _) in keep.in_process.entries.items()}
 
 
 def test_no_kept_piece_holds_a_readers_name_token_or_holdings(

@@ -30,15 +30,7 @@ LONGEST = 700
 TOO_LONG_FOR_NOW: dict[str, str] = {}
 
 # Private names a module may still read from another, each with why.
-PRIVATE_FOR_NOW = {
-    ("tests.test_keep", "peerrevenue.keep._TAG"): (
-        "peerrevenue/keep.py is being rewritten on another branch today; the tag its places are "
-        "marked with gets a public name there"
-    ),
-    ("tests.test_keep", "peerrevenue.keep._local"): (
-        "the same rewrite: what this process keeps gets a public reader there"
-    ),
-}
+PRIVATE_FOR_NOW: dict[tuple[str, str], str] = {}
 
 
 def apps_in_order() -> list[str]:

@@ -51,9 +51,10 @@ def highlight_terms_filter(markup: str) -> SafeString:
 
 
 @register.simple_tag(name="hole")
-def hole(kind: str, argument: object = "") -> SafeString:
-    """``{% hole "you" holder.user_id %}``: a place the response fills per request."""
-    return mark_safe(keep.hole(kind, argument))  # noqa: S308 - private-use marker, no markup
+def hole(kind: str, *arguments: object) -> SafeString:
+    """``{% hole "you" holder.user_id %}``: a place the response fills per request (several
+    arguments are joined by colons: ``{% hole "saved" paper.pk paper.arxiv_id %}``)."""
+    return mark_safe(keep.hole(kind, ":".join(map(str, arguments))))  # noqa: S308 - private-use marker, no markup
 
 
 class HighlightedFragmentNode(template.Node):

@@ -17,6 +17,16 @@ from ..tickers import bucket_time, clock_bucket
 TERMS_PER_PAGE = 50
 SEARCH_MAX_LENGTH = 100
 
+# The table as shown: under the URL, the terms on the page in their order with their stamps,
+# how many there are, the mentions and papers, and the clock's bucket their day change and
+# week's trades are drawn at. Joined from kept rows in a kept frame: cheaper to make than to
+# fetch, so kept in this process only.
+TABLE: keep.Cached[keep.Piece] = keep.Cached(
+    "market-table", stamps=("mentions", "papers"), size=keep.piece_size, shared=False
+)
+# Its search, headings and pages: under the query, the page's number and the count.
+TABLE_FRAME: keep.Cached[keep.Frame] = keep.Cached("market-frame", stamps=(), size=len)
+
 
 # (URL key, heading, numeric): numeric columns sort high-to-low on the first click.
 MARKET_COLUMNS = [
@@ -98,22 +108,15 @@ def _index_response(request: HttpRequest, facts: keep.Facts) -> HttpResponse:
     shown = board.table(facts, search=search, sort=sort, descending=descending, now=now)
     page = page_of(shown, query.get("page"), per_page=TERMS_PER_PAGE)
     on_page = [(f.pk, f.stamp) for f in page.object_list]
-    piece = keep.get_or_make(
-        keep.key(
-            "market-table",
-            request.get_full_path(),
-            on_page,
-            page.paginator.count,
-            facts["mentions"],
-            facts["papers"],
-            bucket,
-        ),
-        lambda: _index_table(
+    piece = TABLE.get(
+        facts,
+        request.get_full_path(),
+        on_page,
+        page.paginator.count,
+        bucket,
+        make=lambda: _index_table(
             query, page=page, search=search, sort=sort, descending=descending, facts=facts, now=now
         ),
-        size=keep.piece_size,
-        # Joined from kept rows in a kept frame: cheaper to make than to fetch.
-        shared=False,
     )
     context = {"table_html": piece.html, "nav": "market"}
     return keep.respond(request, "market/index.html", context, pieces=["table_html"])
@@ -124,9 +127,12 @@ def _index_table(
 ) -> keep.Piece:
     # The frame (search, headings, pages) is kept by what it shows, which no trade changes;
     # the rows are kept each by its term's figures (market.board.rows).
-    frame = keep.get_or_make(
-        keep.key("market-frame", query.urlencode(), page.number, page.paginator.count),
-        lambda: keep.render_frame(
+    frame = TABLE_FRAME.get(
+        facts,
+        query.urlencode(),
+        page.number,
+        page.paginator.count,
+        make=lambda: keep.render_frame(
             "market/_index_table.html",
             {
                 "page": page,
@@ -139,7 +145,6 @@ def _index_table(
             facts=facts,
             places=["rows"],
         ),
-        size=len,
     )
     rows = board.rows(list(page.object_list), facts=facts, now=now) if frame.places else []
     return keep.Piece(frame.join(rows="".join(rows)))

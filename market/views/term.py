@@ -21,6 +21,25 @@ from ..research import for_term as term_research
 from ..tickers import TICKER_SECONDS, bucket_time, clock_bucket
 from .trader import sell_all, trader_context
 
+# The page's two pieces, each the same for every reader. Its papers move with the mentions and
+# dividends recorded, the papers, the term set and the research counts, never with a trade.
+TERM_PAPERS: keep.Cached[keep.Piece] = keep.Cached(
+    "market-term-papers",
+    stamps=("terms", "mentions", "papers", "research"),
+    size=keep.piece_size,
+)
+# The rest (price, chart, holders, trades) moves with the term's own stamp (every trade of
+# it), shows the papers piece's counts and dividend days and who may be named, and is keyed by
+# the clock's bucket on purpose (the chart ends at its time).
+TERM_MARKET: keep.Cached[keep.Piece] = keep.Cached(
+    "market-term",
+    stamps=("term", "terms", "mentions", "papers", public_names.FACT),
+    size=keep.piece_size,
+    seconds=2 * TICKER_SECONDS,
+)
+# The order form varies with the term and whether the reader is signed in, nothing stored.
+QUOTE_FORM: keep.Cached[keep.Frame] = keep.Cached("quote-form", stamps=(), size=len)
+
 
 def get_term_or_404(slug: str) -> Term:
     """The term at ``slug``, or a 404 saying there is none (the term pages share it)."""
@@ -64,32 +83,12 @@ def _term_response(request: HttpRequest, facts: keep.Facts, slug: str) -> HttpRe
     # dividend days. A trade of another term changes nothing here but hover prices.
     rows = functools.cache(lambda: _get_term_rows(slug))  # read once, if either piece is made
     bucket = clock_bucket()  # the chart ends at its time (tickers.bucket_time), not the clock's
-    papers = keep.get_or_make(
-        keep.key(
-            "market-term-papers",
-            slug,
-            facts["terms"],
-            facts["mentions"],
-            facts["papers"],
-            facts["research"],
-        ),
-        lambda: _term_papers_piece(rows().term, facts=facts),
-        size=keep.piece_size,
-    )
-    piece = keep.get_or_make(
-        keep.key(
-            "market-term",
-            slug,
-            facts["term", slug],
-            facts["terms"],
-            facts["mentions"],
-            facts["papers"],
-            facts[public_names.FACT],
-            bucket,
-        ),
-        lambda: _term_piece(rows(), papers=papers, facts=facts, now=bucket_time(bucket)),
-        size=keep.piece_size,
-        seconds=2 * TICKER_SECONDS,
+    papers = TERM_PAPERS.get(facts, slug, make=lambda: _term_papers_piece(rows().term, facts=facts))
+    piece = TERM_MARKET.get(
+        facts,
+        slug,
+        bucket,
+        make=lambda: _term_piece(rows(), papers=papers, facts=facts, now=bucket_time(bucket)),
     )
     values = piece.values
     term_id = int(values["term_id"] or 0)
@@ -137,7 +136,7 @@ def _empty_quote_form(slug: str, *, signed_in: bool, held: int, facts: keep.Fact
             "market/_quote_form.html", context, facts=facts, places=["sell_all"]
         )
 
-    frame = keep.get_or_make(keep.key("quote-form", slug, signed_in), render_form, size=len)
+    frame = QUOTE_FORM.get(facts, slug, signed_in, make=render_form)
     return mark_safe(frame.join(sell_all=sell_all(held)))  # noqa: S308 - our own HTML
 
 
