@@ -32,7 +32,8 @@ def cite_key(arxiv_id: str) -> str:
     return arxiv_id.replace("/", ":")
 
 
-def entry(paper: Paper) -> str:
+def entry(paper: Paper, *, note: str = "") -> str:
+    """``note``: the reader's own note on the paper, first in BibTeX's note field."""
     year = paper.submitted_at.year if paper.submitted_at else _year_of(paper.arxiv_id)
     # BibTeX's doi field holds one DOI (styles make it one https://doi.org/ link); a paper
     # with several gives the others in a note, so none is lost.
@@ -45,7 +46,10 @@ def entry(paper: Paper) -> str:
         ("archivePrefix", "arXiv"),
         ("primaryClass", paper.primary_category),
         ("doi", first),
-        ("note", f"Also DOI {', '.join(others)}" if others else ""),
+        (
+            "note",
+            "; ".join(filter(None, [note, f"Also DOI {', '.join(others)}" if others else ""])),
+        ),
         ("url", paper.arxiv_abs_url),
     ]
     body = ",\n".join(f"  {name} = {{{escape(value)}}}" for name, value in fields if value)
@@ -61,8 +65,9 @@ def _year_of(arxiv_id: str) -> int | None:
     return 2000 + yy if yy < 91 else 1900 + yy
 
 
-def bibtex(papers: Iterable[Paper]) -> str:
-    return "\n".join(entry(paper) for paper in papers)
+def bibtex(papers: Iterable[Paper], *, notes: dict[int, str] | None = None) -> str:
+    notes = notes or {}
+    return "\n".join(entry(paper, note=notes.get(paper.pk, "")) for paper in papers)
 
 
 def id_list(papers: Iterable[Paper]) -> str:

@@ -150,7 +150,9 @@ def facts_of(request: HttpRequest) -> Facts:
 # kept under the same facts, and two releases side by side in a rolling deploy must not share.
 # So every key carries a digest of the site's code and templates, read once a process (about
 # three hundred files, a few milliseconds): nothing to remember to bump.
-_SOURCE_DIRECTORIES = ("accounts", "library", "market", "papers", "peerrevenue", "templates")
+_SOURCE_DIRECTORIES = (
+    "accounts", "discussion", "library", "market", "papers", "peerrevenue", "templates"
+)
 
 
 def _code_digest() -> str:

@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "papers",
     "market",
     "library",
+    "discussion",
 ]
 
 MIDDLEWARE = [

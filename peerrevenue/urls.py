@@ -11,6 +11,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("", include("library.urls")),
+    path("", include("discussion.urls")),
     path("", include("papers.urls")),
     path("", include("market.urls")),
     path("", include("accounts.public_urls")),
