@@ -32,7 +32,7 @@ from market import public_names
 from peerrevenue import keep, replicas
 
 from . import rules, threads
-from .models import Report
+from .models import Report, Thread
 from .targets import Target
 
 
@@ -61,9 +61,13 @@ def thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
         target = Target.parse(argument)
         if target is None:
             return ""
-        found = target.thread()
+        found, names, state = _thread_and_reader(target=target, user_id=getattr(user, "pk", None))
         kept = threads.kept_page(
-            thread=found, page=_page_number(request), on_term=target.kind == "term", facts=facts
+            thread=found,
+            names=names,
+            page=_page_number(request),
+            on_term=target.kind == "term",
+            facts=facts,
         )
         fills: dict[tuple[str, str], str] = {}
         if target.kind == "term" and kept.writer_ids():
@@ -71,18 +75,18 @@ def thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
         if user is None:
             fills[("reader", "")] = _anonymous_part(target=target, path=path)
         else:
-            state = _reader_state(
-                user_id=user.pk,
-                thread_id=found.pk if found else None,
-                comment_ids=kept.comment_ids(),
-            )
             token = get_token(request)
             fills[("reader", "")] = _reader_part(
                 target=target, state=state, token=token, path=path, user=user
             )
-            for comment_id in kept.comment_ids():
-                fills[("actions", str(comment_id))] = _actions(
-                    target=target, comment_id=comment_id, state=state, token=token, path=path
+            for kind, comment_id in kept.comments():
+                fills[(kind, str(comment_id))] = _actions(
+                    target=target,
+                    comment_id=comment_id,
+                    top=kind == "actions",
+                    state=state,
+                    token=token,
+                    path=path,
                 )
         return kept.join(fills)
 
@@ -90,35 +94,49 @@ def thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
 
 
 class ReaderState:
-    def __init__(self, row: tuple | None) -> None:
-        voted, following, suspended, own, tops = row or ([], False, None, [], [])
+    """What the reader did in the thread: their votes, their own comments (with the text of
+    those they may still edit), whether they follow it, and a suspension's reason."""
+
+    def __init__(self, voted, following, suspended, own) -> None:
         self.voted = set(voted or [])
         self.following = bool(following)
         self.suspended: str | None = suspended
         self.own = {int(pk): (body, editable) for pk, body, editable in own or []}
-        self.tops = set(tops or [])
 
 
-def _reader_state(*, user_id: int, thread_id: int | None, comment_ids: list[int]) -> ReaderState:
-    """The reader's votes, own comments and follow in this page's thread: one query."""
+def _thread_and_reader(
+    *, target: Target, user_id: int | None
+) -> tuple[Thread | None, int, ReaderState]:
+    """The thread (its id, stamp and count), the traders stamp (a writer renamed) and the
+    reader's state in it: one query, whatever the page shows."""
     window = int(rules.EDIT_WINDOW.total_seconds())
     with replicas.reading_connection().cursor() as cursor:
         cursor.execute(
-            "SELECT"
-            " (SELECT array_agg(comment_id) FROM discussion_vote"
-            "   WHERE user_id = %(user)s AND comment_id = ANY(%(ids)s)),"
-            " EXISTS (SELECT 1 FROM discussion_follow WHERE user_id = %(user)s"
-            "   AND thread_id = %(thread)s),"
+            "SELECT t.id, t.stamp, t.comment_count,"
+            " (SELECT value FROM kept_stamp WHERE name = 'traders'),"
+            " (SELECT array_agg(v.comment_id) FROM discussion_vote AS v"
+            "   JOIN discussion_comment AS c ON c.id = v.comment_id"
+            "   WHERE v.user_id = %(user)s AND c.thread_id = t.id),"
+            " EXISTS (SELECT 1 FROM discussion_follow AS f WHERE f.user_id = %(user)s"
+            "   AND f.thread_id = t.id),"
             " (SELECT reason FROM discussion_suspension WHERE user_id = %(user)s"
             "   AND (until IS NULL OR until > now())),"
-            " (SELECT json_agg(json_build_array(id, body,"
-            "    created_at > now() - make_interval(secs => %(window)s)))"
-            "   FROM discussion_comment WHERE author_id = %(user)s AND id = ANY(%(ids)s)),"
-            " (SELECT array_agg(id) FROM discussion_comment"
-            "   WHERE id = ANY(%(ids)s) AND parent_id IS NULL)",
-            {"user": user_id, "ids": comment_ids, "thread": thread_id, "window": window},
+            " (SELECT json_agg(json_build_array(c.id, c.body,"
+            "    c.created_at > now() - make_interval(secs => %(window)s)))"
+            "   FROM discussion_comment AS c WHERE c.author_id = %(user)s"
+            "   AND c.thread_id = t.id AND c.deleted_at IS NULL AND c.hidden_at IS NULL)"
+            " FROM (SELECT 1) AS one"  # noqa: S608 - the column is ours: paper_id or term_id
+            f" LEFT JOIN discussion_thread AS t ON t.{target.column} = %(pk)s",
+            {"user": user_id, "pk": target.pk, "window": window},
         )
-        return ReaderState(cursor.fetchone())
+        row = cursor.fetchone()
+    thread_id, stamp, count, names, *state = row
+    found = None
+    if thread_id is not None:
+        found = Thread(pk=thread_id, stamp=stamp, comment_count=count)
+        found.paper_id = target.pk if target.kind == "paper" else None
+        found.term_id = target.pk if target.kind == "term" else None
+    return found, names or 0, ReaderState(*state)
 
 
 def _hidden_fields(token: str, back: str) -> str:
@@ -176,7 +194,9 @@ def _reader_part(*, target: Target, state: ReaderState, token: str, path: str, u
     )
 
 
-def _actions(*, target: Target, comment_id: int, state: ReaderState, token: str, path: str) -> str:
+def _actions(
+    *, target: Target, comment_id: int, top: bool, state: ReaderState, token: str, path: str
+) -> str:
     back = f"{path}#comment-{comment_id}"
     hidden = _hidden_fields(token, back)
     parts: list[str] = []
@@ -195,7 +215,7 @@ def _actions(*, target: Target, comment_id: int, state: ReaderState, token: str,
                 "▲ Upvoted" if voted else "▲ Upvote",
             )
         )
-    if comment_id in state.tops and state.suspended is None:
+    if top and state.suspended is None:
         parts.append(
             format_html(
                 '<details class="comment__more"><summary>Reply</summary>'

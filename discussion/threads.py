@@ -6,9 +6,9 @@ thread's own stamp, which the database moves on any change of its comments or vo
 (discussion/sql/stamps.sql): a comment elsewhere renders nothing here again. What belongs to
 the reader (their vote, their own comment's edit and delete, the forms with their CSRF
 token) and what moves with trades (a writer's holding on a term's page) are places marked in
-the kept HTML, ``<!--actions:N-->`` and ``<!--holds:USER-->``, filled per request
-(``discussion.fillers``). The marks cannot come from a comment: bodies are sanitised with
-comments stripped, names escaped.
+the kept HTML, ``<!--actions:N-->`` (``reply-actions`` for a reply) and
+``<!--holds:USER-->``, filled per request (``discussion.fillers``). The marks cannot come
+from a comment: bodies are sanitised with comments stripped, names escaped.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from peerrevenue import keep
 from .models import Comment, Thread
 
 PER_PAGE = 50
-_MARK = re.compile(r"<!--(actions|holds|reader):(\d*)-->")
+_MARK = re.compile(r"<!--(actions|reply-actions|holds|reader):(\d*)-->")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +53,10 @@ class KeptThread:
             out += [fills.get(place, ""), text]
         return "".join(out)
 
-    def comment_ids(self) -> list[int]:
-        return [int(arg) for kind, arg in self.places if kind == "actions"]
+    def comments(self) -> list[tuple[str, int]]:
+        """The comments' places: ("actions", id) for a top-level one, ("reply-actions", id)
+        for a reply."""
+        return [(kind, int(arg)) for kind, arg in self.places if kind.endswith("actions")]
 
     def writer_ids(self) -> list[int]:
         return sorted({int(arg) for kind, arg in self.places if kind == "holds"})
@@ -88,12 +90,15 @@ def page_of_comment(comment: Comment) -> int:
     return before.count() // PER_PAGE + 1
 
 
-def kept_page(*, thread: Thread | None, page: int, on_term: bool, facts: keep.Facts) -> KeptThread:
-    """The page's HTML, kept under the thread's stamp (a thread not yet started: empty)."""
+def kept_page(
+    *, thread: Thread | None, names: int, page: int, on_term: bool, facts: keep.Facts
+) -> KeptThread:
+    """The page's HTML, kept under the thread's stamp and ``names`` (the traders stamp: a
+    writer renamed) (a thread not yet started: empty)."""
     if thread is None:
         return _render(None, on_term=on_term, facts=facts)
     return keep.get_or_make(
-        keep.key("thread", thread.pk, thread.stamp, page, on_term),
+        keep.key("thread", thread.pk, thread.stamp, names, page, on_term),
         lambda: _render(page_of(thread=thread, page=page), on_term=on_term, facts=facts),
         size=len,
     )

@@ -5,7 +5,8 @@
 --   discussion_thread.stamp          any change of the thread's comments or their votes
 --   discussion_thread.comment_count  the comments neither deleted nor hidden
 --   discussion_comment.score         the comment's votes
---   kept_stamp('comments')           any of the above (the threads and counts on every page)
+--   kept_stamp('comments')           any of the above (the threads and counts on every page),
+--                                    and any suspension (a suspended reader's page has no form)
 --
 -- Counts are moved by the change's own rows (+ new, - old), never recounted: two comments
 -- committed at once each add theirs to the row the other just updated (a recount would read
@@ -85,3 +86,7 @@ CREATE OR REPLACE TRIGGER votes_added AFTER INSERT ON public.discussion_vote
 CREATE OR REPLACE TRIGGER votes_removed AFTER DELETE ON public.discussion_vote
   REFERENCING OLD TABLE AS old_votes
   FOR EACH STATEMENT EXECUTE FUNCTION public.discussion_votes_touch();
+
+CREATE OR REPLACE TRIGGER suspensions_changed
+  AFTER INSERT OR UPDATE OR DELETE ON public.discussion_suspension
+  FOR EACH STATEMENT EXECUTE FUNCTION public.kept_bump_statement('comments');

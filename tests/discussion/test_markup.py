@@ -3,8 +3,6 @@ macros, right-to-left and zero-width characters, ten thousand nested quotes."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from discussion import markup
@@ -34,12 +32,11 @@ def tags(text: str) -> set[str]:
     ],
 )
 def test_markup_never_reaches_the_page(text):
-    html = markup.render(text)
-    assert "<script" not in html and "<img" not in html and "<iframe" not in html
-    assert "<svg" not in html and "onerror=" not in html and "onclick=" not in html
-    assert "javascript:" not in html.split("href=")[-1] or "href=" not in html
-    for element in rendered(text).iter():
+    found = rendered(text)
+    assert not tags(text) & {"script", "img", "iframe", "svg", "b"}
+    for element in found.iter():
         assert not any(name.startswith("on") for name in element.attrs), element.attrs
+        assert not element.get("href", "").startswith("javascript:")
 
 
 def test_what_a_writer_may_use():
@@ -63,9 +60,10 @@ def test_a_formula_it_cannot_typeset_shows_its_source_and_the_rest_stays():
 
 
 def quickly(text: str) -> str:
-    started = time.perf_counter()
+    """Rendered, and no larger than a bounded multiple of the text (each scan is bounded:
+    discussion.markup; the time it takes is measured in bench/discussion.py, not here)."""
     html = markup.render(text)
-    assert time.perf_counter() - started < 2.0, "rendering took seconds"
+    assert len(html) <= 40 * len(text) + 200
     return html
 
 

@@ -23,8 +23,8 @@ def test_a_note_is_shown_only_to_its_reader_and_exported(client, reader, rival):
     assert response.status_code == 303 and response["Location"] == f"{url}#note"
     assert Page.of(client.get(url)).one("textarea", id="note-text").text == "Check lemma 3 {proof}"
     shelf.save(user=reader, paper=paper)
-    exported = bibtexparser.loads(client.get("/library/export.bib").content.decode())
-    assert exported.entries[0]["note"] == "Check lemma 3 \\{proof\\}"
+    exported = bibtexparser.parse_string(client.get("/library/export.bib").content.decode())
+    assert exported.entries[0].fields_dict["note"].value == "Check lemma 3 \\{proof\\}"
     client.force_login(rival)
     assert "Check lemma 3" not in page_text(client.get(url))
     exported = client.get("/library/export.bib").content.decode()
