@@ -151,7 +151,13 @@ def facts_of(request: HttpRequest) -> Facts:
 # So every key carries a digest of the site's code and templates, read once a process (about
 # three hundred files, a few milliseconds): nothing to remember to bump.
 _SOURCE_DIRECTORIES = (
-    "accounts", "discussion", "library", "market", "papers", "peerrevenue", "templates"
+    "accounts",
+    "discussion",
+    "library",
+    "market",
+    "papers",
+    "peerrevenue",
+    "templates",
 )
 
 
