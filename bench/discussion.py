@@ -156,6 +156,29 @@ def p(times: list[float], q: float) -> float:
     return statistics.quantiles(times, n=100)[int(q) - 1] if len(times) > 1 else times[0]
 
 
+HOSTILE = {
+    "200,000 letters": "a" * 200_000,
+    "10,000 nested quotes": ">" * 10_000 + " deep",
+    "3,000 quoted lines, each deeper": "\n".join(">" * d + " x" for d in range(3000)),
+    "1,000 dollars": "$" * 1000,
+    "1,000 formulas": "$x$ " * 1000,
+    "20,000 stars": "*a " * 20_000,
+    "20,000 backticks": "`a " * 20_000,
+    "20,000 brackets": "[a" * 20_000,
+    "20,000 list items": "\n".join("- item" for _ in range(20_000)),
+}
+
+
+def hostile_texts() -> None:
+    """How long the comment renderer takes on hostile text (the tests check what it makes)."""
+    from discussion import markup
+
+    for name, text in HOSTILE.items():
+        started = time.perf_counter()
+        markup.render(text)
+        print(f"markup, {name:32}: {(time.perf_counter() - started) * 1000:8.1f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--renders", type=int, default=300)
@@ -169,6 +192,7 @@ def main() -> None:
     from market import cash
 
     settings.PAGE_CACHE_SECONDS = 0  # every render is a render, not a kept page
+    hostile_texts()
     long, empty, writers = seed()
     for trader in writers:
         cash.open_account(user=trader)

@@ -47,8 +47,11 @@ class Target:
             return Thread.objects.get(**{self.column: self.pk})
 
     def exists(self) -> bool:
-        model = Paper if self.kind == "paper" else Term
-        return model.objects.filter(pk=self.pk).exists()
+        """Whether the paper is shown, or the term is on the market (a hidden paper's or a
+        delisted term's thread takes nothing new)."""
+        if self.kind == "paper":
+            return Paper.objects.visible().filter(pk=self.pk).exists()
+        return Term.objects.exclude(status=Term.Status.DELISTED).filter(pk=self.pk).exists()
 
     def title_and_url(self) -> tuple[str, str]:
         if self.kind == "paper":
