@@ -22,4 +22,5 @@ class DiscussionConfig(AppConfig):
             every_page=True,
         )
         keep.filler("thread", fillers.thread)
+        keep.filler("term-thread", fillers.term_thread)
         keep.filler("comments", fillers.counts)

@@ -1,13 +1,13 @@
 """The discussion's parts of other apps' kept pages, filled per request (peerrevenue.keep
 holes, as library/fillers.py fills its stars):
 
-- ``thread`` (argument ``paper:ID`` or ``term:ID``): the discussion section. Its comments
-  come kept per thread stamp (``threads.kept_page``); here go the reader's own parts (their
-  votes, the forms with their CSRF token, edit and delete on their own comments while the
-  window is open, follow) and on a term's page each writer's holding. Filled under the
-  ``comments`` fact (any comment or vote anywhere), the prices (holdings move with trades),
-  who may be named, the reader, their CSRF secret, the address and, for a signed-in reader,
-  the minute (edit windows close by the clock).
+- ``thread`` (argument ``paper:ID``) and ``term-thread`` (``term:ID``): the discussion
+  section. Its comments come kept per thread stamp (``threads.kept_page``); here go the
+  reader's own parts (their votes, the forms with their CSRF token, edit and delete on their
+  own comments while the window is open, follow) and on a term's page each writer's holding.
+  Filled under the ``comments`` fact (any comment or vote anywhere), on a term's page the
+  prices (holdings move with trades) and who may be named, the reader, their CSRF secret,
+  the address and, for a signed-in reader, the minute (edit windows close by the clock).
 - ``comments`` (argument ``paper:ID`` or ``term:ID``): "3 comments" on list pages, one query
   for a page's counts, filled under the ``comments`` and ``terms`` facts.
 """
@@ -42,20 +42,24 @@ def _page_number(request: HttpRequest) -> int:
 
 
 def thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    """A paper's thread: nothing in it moves with trades."""
+    return _thread(request, market=())
+
+
+def term_thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    """A term's thread: its writers' holdings move with the prices (any trade) and who may be
+    named."""
+    facts = keep.facts_of(request)
+    return _thread(request, market=(facts["prices"], facts.values.get((public_names.FACT,))))
+
+
+def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[str], str]]:
     facts = keep.facts_of(request)
     user = request.user if request.user.is_authenticated else None
     secret = request.META.get("CSRF_COOKIE") if user is not None else None
     path = request.get_full_path()
     minute = int(time.time() // 60) if user is not None else None
-    version = (
-        facts["comments"],
-        facts["prices"],
-        facts.values.get((public_names.FACT,)),
-        getattr(user, "pk", None),
-        secret,
-        path,
-        minute,
-    )
+    version = (facts["comments"], *market, getattr(user, "pk", None), secret, path, minute)
 
     def fill(argument: str) -> str:
         target = Target.parse(argument)

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from django.db.models import Q
+from django.utils.safestring import mark_safe
 
 from peerrevenue import keep
 
@@ -104,7 +105,42 @@ def kept_page(
     )
 
 
+def _comment_html(comments: list[Comment], *, on_term: bool, facts: keep.Facts) -> None:
+    """Each comment's HTML, kept per comment and what it shows (its votes, edit, deletion,
+    hiding, writer's name): after a new comment only that one is rendered, the rest joined."""
+    every = [c for top in comments for c in [top, *top.shown_replies]]  # type: ignore[attr-defined]
+    names = {
+        comment: keep.key(
+            "comment",
+            comment.pk,
+            comment.parent_id,
+            comment.score,
+            comment.edited_at,
+            comment.deleted_at,
+            comment.hidden_at,
+            comment.hidden_reason,
+            comment.author.get_username(),
+            on_term,
+        )
+        for comment in every
+    }
+
+    def make(missing: list[Comment]) -> dict[Comment, str]:
+        return {
+            comment: keep.render_piece(
+                "discussion/_comment.html", {"comment": comment, "on_term": on_term}, facts=facts
+            )
+            for comment in missing
+        }
+
+    made = keep.get_or_make_many(names, make, size=len)
+    for comment in every:
+        comment.html = mark_safe(made[comment])  # noqa: S308 - rendered above
+
+
 def _render(found: ThreadPage | None, *, on_term: bool, facts: keep.Facts) -> KeptThread:
+    if found is not None:
+        _comment_html(found.comments, on_term=on_term, facts=facts)
     context = {
         "comments": found.comments if found else [],
         "count": found.count if found else 0,
