@@ -115,6 +115,7 @@ def _comment_html(comments: list[Comment], *, on_term: bool, facts: keep.Facts) 
             comment.pk,
             comment.parent_id,
             comment.score,
+            comment.created_at,
             comment.edited_at,
             comment.deleted_at,
             comment.hidden_at,
