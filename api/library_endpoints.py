@@ -9,7 +9,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import Router
 
-from library import saves as shelf
+from library import saves
 from library.tasks import refit_reader
 from papers.models import Paper
 from peerrevenue.queueing import send_from_request
@@ -53,7 +53,7 @@ def _refit_soon(user_id: int) -> None:
 
 
 def _saved(user, paper: Paper) -> schemas.SavedOut:
-    row = shelf.saved_papers(user=user).filter(paper=paper).first()
+    row = saves.saved_papers(user=user).filter(paper=paper).first()
     return schemas.SavedOut(
         arxiv_id=paper.arxiv_id,
         saved=row is not None,
@@ -65,7 +65,7 @@ def _saved(user, paper: Paper) -> schemas.SavedOut:
 def library(request: HttpRequest) -> HttpResponse:
     """Newest save first (at most 1,000)."""
     user = auth.token_of(request).user
-    rows = shelf.saved_papers(user=user)[:1000]
+    rows = saves.saved_papers(user=user)[:1000]
     return conditional.private(
         schemas.Shelf(
             items=[
@@ -85,7 +85,7 @@ def save(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     user = auth.token_of(request).user
     paper = _paper(arxiv_id)
     _limited(user)
-    if shelf.save(user=user, paper=paper):
+    if saves.save(user=user, paper=paper):
         _refit_soon(user.pk)
     return conditional.private(_saved(user, paper))
 
@@ -97,7 +97,7 @@ def unsave(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     user = auth.token_of(request).user
     paper = _paper(arxiv_id)
     _limited(user)
-    if shelf.unsave(user=user, paper=paper):
+    if saves.unsave(user=user, paper=paper):
         _refit_soon(user.pk)
     return conditional.private(_saved(user, paper))
 
@@ -115,6 +115,6 @@ def set_tags(request: HttpRequest, arxiv_id: str, body: schemas.TagsIn) -> HttpR
     _limited(user)
     if len(body.tags) > 100:
         raise Problem(400, "Send at most 100 tags.")
-    shelf.set_tags(user=user, paper=paper, names=body.tags)
+    saves.set_tags(user=user, paper=paper, names=body.tags)
     _refit_soon(user.pk)
     return conditional.private(_saved(user, paper))

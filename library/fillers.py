@@ -12,6 +12,9 @@
   page's stars.
 - ``for-you``: the signed-in front page's section of the reader's stored recommendations, or,
   without any, how to start (or that they are coming) and what is hot this week.
+- ``note`` (argument: a paper's id): the signed-in reader's private note on the paper and the
+  form that writes it, under the ``notes`` fact (any note written), the reader and their CSRF
+  secret; nothing for anyone else.
 - ``similar`` (argument: a paper's id): the paper page's similar papers, as the worker stored
   them; a paper without a list yet asks the worker for one.
 """
@@ -171,3 +174,29 @@ def _ask_for_similar(paper_id: int) -> None:
     # Once per paper and hour, however many readers open its page before the worker is done.
     if cache.add(f"library:similar-asked:{paper_id}", 1, timeout=3600):
         send_from_request(find_similar, args=(paper_id,), what="similar papers")
+
+
+def note(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    facts = keep.facts_of(request)
+    user_id = request.user.pk if request.user.is_authenticated else None
+    secret = request.META.get("CSRF_COOKIE") if user_id is not None else None
+
+    def fill(argument: str) -> str:
+        if user_id is None or not argument.isdigit():
+            return ""
+        from papers.models import Paper
+
+        from .notes import MAX_CHARACTERS, note_of
+
+        arxiv_id = Paper.objects.filter(pk=int(argument)).values_list("arxiv_id", flat=True)
+        return render_to_string(
+            "library/_note_section.html",
+            {
+                "text": note_of(user_id=user_id, paper_id=int(argument)),
+                "action": reverse("library:note", args=[next(iter(arxiv_id), "")]),
+                "token": get_token(request),
+                "most": MAX_CHARACTERS,
+            },
+        )
+
+    return (facts["notes"], user_id, secret), fill

@@ -19,7 +19,7 @@ from peerrevenue.queueing import send_from_request
 from peerrevenue.ratelimit import refuse_if_too_many
 from peerrevenue.redirects import safe_next
 
-from . import bibtex, hot, recommended, saves
+from . import bibtex, hot, notes, recommended, saves
 from .models import Tag
 
 PER_PAGE = 30
@@ -205,7 +205,10 @@ def export(request: HttpRequest, kind: str) -> HttpResponse:
     name = f"library-{tag.name}" if tag else "library"
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:80]
     if kind == "bib":
-        response = HttpResponse(bibtex.bibtex(papers), content_type="text/x-bibtex; charset=utf-8")
+        written = notes.notes_of(user=request.user, papers=papers)
+        response = HttpResponse(
+            bibtex.bibtex(papers, notes=written), content_type="text/x-bibtex; charset=utf-8"
+        )
         response["Content-Disposition"] = f'attachment; filename="{safe}.bib"'
     else:
         response = HttpResponse(bibtex.id_list(papers), content_type="text/plain; charset=utf-8")
@@ -302,3 +305,21 @@ def hot_page(request: HttpRequest) -> HttpResponse:
             pieces=["hot_html"],
         ),
     )
+
+
+@require_POST
+def write_note(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
+    back = back_to(request, paper.get_absolute_url()) + "#note"
+    if not request.user.is_authenticated:
+        return redirect_to_login(back)
+    refused = _limited(request, back)
+    if refused:
+        return refused
+    try:
+        kept = notes.write(user=request.user, paper=paper, text=request.POST.get("text", ""))
+    except notes.NoteError as refusal:
+        messages.error(request, str(refusal))
+    else:
+        messages.success(request, "Your note is saved." if kept else "Your note is removed.")
+    return see_other(back)

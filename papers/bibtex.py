@@ -37,7 +37,9 @@ def file_name(arxiv_id: str) -> str:
     return f"{arxiv_id.replace('/', '-')}.bib"
 
 
-def entry(paper: Paper) -> str:
+def entry(paper: Paper, *, note: str = "") -> str:
+    """``note``: the reader's own note on the paper (their library's export), first in
+    BibTeX's note field; the page's Cite control has none."""
     year = paper.submitted_at.year if paper.submitted_at else year_of(paper.arxiv_id)
     # BibTeX's doi field holds one DOI (styles make it one https://doi.org/ link); a paper
     # with several gives the others in a note, so none is lost.
@@ -50,7 +52,10 @@ def entry(paper: Paper) -> str:
         ("archivePrefix", "arXiv"),
         ("primaryClass", paper.primary_category),
         ("doi", first),
-        ("note", f"Also DOI {', '.join(others)}" if others else ""),
+        (
+            "note",
+            "; ".join(filter(None, [note, f"Also DOI {', '.join(others)}" if others else ""])),
+        ),
         ("url", paper.arxiv_abs_url),
     ]
     body = ",\n".join(f"  {name} = {{{escape(value)}}}" for name, value in fields if value)

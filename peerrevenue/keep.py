@@ -154,6 +154,7 @@ _SOURCE_DIRECTORIES = (
     "accounts",
     "api",
     "authorship",
+    "discussion",
     "library",
     "market",
     "papers",

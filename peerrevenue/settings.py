@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "authorship",
     "market",
     "library",
+    "discussion",
     "api",
 ]
 

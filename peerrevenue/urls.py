@@ -12,6 +12,7 @@ urlpatterns = [
     path("", include("api.urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("library.urls")),
+    path("", include("discussion.urls")),
     path("", include("papers.urls")),
     path("", include("market.urls")),
     path("", include("accounts.public_urls")),

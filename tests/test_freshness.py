@@ -117,7 +117,19 @@ def site(settings, frozen_clock, cs_dc, reader, trader, rival, curator) -> Site:
     claim = Claim.objects.create(
         user=trader, paper=paper, status=Claim.Status.APPROVED, orcid="0000-0002-1825-0097"
     )
+    from discussion import writing
+    from discussion.models import Report, Suspension
+    from discussion.targets import Target
+
+    # Talk on the paper and the term: a curator hides, restores and suspends in the admin.
+    comment = writing.post(
+        user=rival, target=Target("paper", paper.pk), body="Why $n/3$?", key="fresh"
+    )
+    writing.post(user=trader, target=Target("term", gpu.pk), body="Holding on.", key="fresh")
+    report = Report.objects.create(comment=comment, reporter=reader, reason="spam")
+    suspension = Suspension.objects.create(user=curator, reason="a test")
     shown = [cs_dc, paper, gpu, trader, preferences, search, digest, proposal, group, claim]
+    shown += [comment, report, suspension]
     signed_in = Client()
     signed_in.force_login(reader)
     pages = (
@@ -136,6 +148,8 @@ def site(settings, frozen_clock, cs_dc, reader, trader, rival, curator) -> Site:
         "/leaderboard/",
         f"/traders/{trader.username}/",
         "/hot/",
+        f"/discussion/comment/{comment.pk}/",
+        f"/discussion/paper:{paper.pk}/feed.atom",
     )
     return Site(
         pages,

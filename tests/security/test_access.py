@@ -82,6 +82,8 @@ SAMPLES = {
     "id": "1",
     "name": "Ada Lovelace",
     "username": "tobias",
+    "pk": "1",
+    "target": "paper:1",
 }
 # Parameters outside the admin: none of them can name an account; a username names only the
 # public trader page, which shows what the trader chose to show (tests/accounts).
@@ -96,6 +98,9 @@ PUBLIC_PARAMETERS = {
     "token",
     "name",
     "username",
+    # A comment's number and a thread's paper or term (discussion): never a user's.
+    "pk",
+    "target",
 }
 # Unnamed regex routes cannot be reversed; each gets a concrete address here.
 UNNAMED_REGEX_ROUTES = {
@@ -168,6 +173,13 @@ KNOWN_POSTS = {
     "/library/tags/",
     "/library/tags/rename/",
     "/library/tags/delete/",
+    "/abs/2611.00001/note/",
+    "/discussion/post/",
+    "/discussion/follow/",
+    "/discussion/comment/1/edit/",
+    "/discussion/comment/1/delete/",
+    "/discussion/comment/1/vote/",
+    "/discussion/comment/1/report/",
 }
 
 
