@@ -28,6 +28,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from authorship.verified import verified_author_ids
 from market import public_names
 from peerrevenue import keep, replicas
 
@@ -42,8 +43,9 @@ def _page_number(request: HttpRequest) -> int:
 
 
 def thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
-    """A paper's thread: nothing in it moves with trades."""
-    return _thread(request, market=())
+    """A paper's thread: nothing in it moves with trades; its writers' author marks move with
+    the claims (the every-page fact ``verified``, accounts/verified_authors.py)."""
+    return _thread(request, market=(keep.facts_of(request)["verified"],))
 
 
 def term_thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
@@ -76,6 +78,8 @@ def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[s
         fills: dict[tuple[str, str], str] = {}
         if target.kind == "term" and kept.writer_ids():
             fills.update(_holdings(term_id=target.pk, writer_ids=kept.writer_ids()))
+        elif target.kind == "paper" and kept.writer_ids():
+            fills.update(_authors(paper_id=target.pk, writer_ids=kept.writer_ids()))
         if user is None:
             fills[("reader", "")] = _anonymous_part(target=target, path=path)
         else:
@@ -301,6 +305,19 @@ def _holdings(*, term_id: int, writer_ids: list[int]) -> dict[tuple[str, str], s
             )
             for user_id, shares in cursor.fetchall()
         }
+
+
+def _authors(*, paper_id: int, writer_ids: list[int]) -> dict[tuple[str, str], str]:
+    """The paper's verified authors among the writers, marked beside their names."""
+    authors = verified_author_ids(paper_ids=[paper_id]).get(paper_id, set())
+    return {
+        ("author", str(user_id)): mark_safe(  # noqa: S308 - a constant
+            ' <span class="badge badge--verified" title="A curator verified this reader'
+            ' as an author of the paper">author</span>'
+        )
+        for user_id in writer_ids
+        if user_id in authors
+    }
 
 
 class CountFill:

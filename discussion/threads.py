@@ -7,7 +7,8 @@ thread's own stamp, which the database moves on any change of its comments or vo
 the reader (their vote, their own comment's edit and delete, the forms with their CSRF
 token) and what moves with trades (a writer's holding on a term's page) are places marked in
 the kept HTML, ``<!--actions:N-->`` (``reply-actions`` for a reply) and
-``<!--holds:USER-->``, filled per request (``discussion.fillers``). The marks cannot come
+``<!--holds:USER-->`` (on a paper's page ``<!--author:USER-->``, the verified author's mark),
+filled per request (``discussion.fillers``). The marks cannot come
 from a comment: bodies are sanitised with comments stripped, names escaped.
 """
 
@@ -25,7 +26,7 @@ from peerrevenue import keep
 from .models import Comment, Thread
 
 PER_PAGE = 50
-_MARK = re.compile(r"<!--(actions|reply-actions|holds|reader):(\d*)-->")
+_MARK = re.compile(r"<!--(actions|reply-actions|holds|author|reader):(\d*)-->")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ class KeptThread:
         return [(kind, int(arg)) for kind, arg in self.places if kind.endswith("actions")]
 
     def writer_ids(self) -> list[int]:
-        return sorted({int(arg) for kind, arg in self.places if kind == "holds"})
+        return sorted({int(arg) for kind, arg in self.places if kind in ("holds", "author")})
 
 
 def ordered(queryset):
