@@ -32,6 +32,11 @@ def etag_of(request: HttpRequest, parts: tuple[object, ...]) -> str:
 
 def first_seen(etag: str) -> int:
     name = f"api-seen:{etag}"
+    # A read first: after its first answer an ETag is asked for again and again (pollers),
+    # and a read is cheaper than an add that fails, most of all with the database as cache.
+    seen = cache.get(name)
+    if isinstance(seen, int):
+        return seen
     now = int(time.time())
     if cache.add(name, now, timeout=SEEN_SECONDS):
         return now

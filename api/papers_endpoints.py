@@ -18,6 +18,7 @@ from papers.views import subjects_of
 from peerrevenue import keep
 
 from . import conditional, cursors, schemas
+from .problems import Problem
 
 router = Router(tags=["papers"])
 
@@ -102,7 +103,7 @@ def _date(text: str) -> dt.date:
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise cursors.Problem(400, cursors.BAD_CURSOR) from None
+        raise Problem(400, cursors.BAD_CURSOR) from None
 
 
 @router.get(
@@ -216,7 +217,7 @@ def search_papers(
     )
     page = (cursors.decode(cursor, kinds=(int,)) or [1])[0]
     if not 1 <= page <= 1000:
-        raise cursors.Problem(400, cursors.BAD_CURSOR)
+        raise Problem(400, cursors.BAD_CURSOR)
 
     def make() -> schemas.SearchResults:
         with search.refusals_as_messages():
@@ -243,7 +244,7 @@ def author_papers(
     facts = keep.read(request, "papers")
     start = (cursors.decode(cursor, kinds=(int,)) or [0])[0]
     if start < 0:
-        raise cursors.Problem(400, cursors.BAD_CURSOR)
+        raise Problem(400, cursors.BAD_CURSOR)
     count = cursors.limit_of(limit)
 
     def make() -> schemas.Papers:

@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from .models import Scope
 from .reference import operations
@@ -15,6 +15,7 @@ from .site import api
 from .tokens import TokenError, make_token, revoke_token, tokens_of
 
 
+@require_GET
 def reference(request: HttpRequest) -> HttpResponse:
     document = api.get_openapi_schema(path_prefix="/api/v1")
     context = {

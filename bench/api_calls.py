@@ -1,11 +1,12 @@
 """The API against the web, in one run, while the market trades.
 
-    .venv/bin/python bench/api_calls.py [--requests 300] [--trades-per-second 20]
+    .venv/bin/python bench/api_calls.py [--requests 300] [--trades-per-second 20] [--no-redis]
 
-Sets up a scratch database (dropped and re-created, then migrated; the cache is its table, as
-on a local site), a category with a day of 30 listed papers and 20 terms, then, while a
-background thread trades at ``--trades-per-second`` through ``market.trading``, measures in
-this process (Django's test client, the whole middleware):
+Sets up a scratch database (dropped and re-created, then migrated; the cache in Redis as in
+production, or with ``--no-redis`` in a table of the database as on a local site), a category
+with a day of 30 listed papers and 20 terms, then, while a background thread trades at
+``--trades-per-second`` through ``market.trading``, measures in this process (Django's test
+client, the whole middleware):
 
 - the day's listing: ``GET /api/v1/categories/cs.DC/days/DAY`` warm, against the web's page of
   the same day ``/list/cs.DC/DAY/`` warm, and the API's 304 for a poller holding the ETag;
@@ -31,7 +32,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _harness import scratch_database, setup_offline_django  # noqa: E402
+from _harness import (  # noqa: E402
+    production_environment,
+    scratch_database,
+    setup_django,
+    setup_offline_django,  # noqa: E402
+)
+
+
+def setup_with_redis(url: str, *, redis_db: int) -> None:
+    setup_django(
+        production_environment(url, redis_db=redis_db) | {"DJANGO_ALLOWED_HOSTS": "testserver"}
+    )
+    from django.conf import settings
+    from django.core.cache import cache
+    from django.core.management import call_command
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    call_command("migrate", verbosity=0)
+    cache.clear()  # this benchmark's own Redis database
 
 
 def parse_args() -> argparse.Namespace:
@@ -39,6 +61,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--requests", type=int, default=300, help="per side and measure")
     parser.add_argument("--trades-per-second", type=float, default=20)
     parser.add_argument("--database", default="pr_api_bench")
+    parser.add_argument("--redis-db", type=int, default=7)
+    parser.add_argument("--no-redis", action="store_true")
     return parser.parse_args()
 
 
@@ -55,7 +79,11 @@ def timed(call) -> float:
 
 def main() -> None:
     options = parse_args()
-    setup_offline_django(scratch_database(options.database))
+    url = scratch_database(options.database)
+    if options.no_redis:
+        setup_offline_django(url)
+    else:
+        setup_with_redis(url, redis_db=options.redis_db)
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.db import connection
