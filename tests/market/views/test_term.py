@@ -100,8 +100,9 @@ def test_term_page_costs_a_fixed_number_of_queries(
     # count_queries empties the cache, so the mention trend is counted afresh each time: its
     # newest-listing check, the terms and one scan of the papers (once cached, only the check);
     # and the page's facts.
-    # And the term research (market.research): one query.
-    assert count_queries(client, "/market/kv-cache/") == few <= 12
+    # And the term research (market.research): one query; the verified authors' positions
+    # (market.open_positions): one query.
+    assert count_queries(client, "/market/kv-cache/") == few <= 13
     client.login(username=trader.username, password=password)
     # The session with its reader (one statement); the trade box (cash, holding, follow, any
     # orders here) is read with the page's facts, in the same statement.
