@@ -23,9 +23,9 @@ from .models import Account, DividendEvent, WithheldDividend
 
 
 def authors_of(*, paper_ids: Sequence[int]) -> dict[int, dict[int, int]]:
-    """Paper id → {account id of a verified author: the approving claim's id}, read in one
-    statement that takes a shared lock on the papers' rows, kept until the caller's transaction
-    ends (an approval of a claim to one of them waits for it)."""
+    """Paper id → {account id of a verified author: the approving claim's id}, read after
+    taking a shared lock on the papers' rows, kept until the caller's transaction ends (an
+    approval of a claim to one of them waits for it)."""
     if not paper_ids:
         return {}
     papers = connection.ops.quote_name(Paper._meta.db_table)
@@ -35,11 +35,20 @@ def authors_of(*, paper_ids: Sequence[int]) -> dict[int, dict[int, int]]:
         # In id order, as every payout takes them: payouts share these locks anyway, and an
         # approval waits for all of them.
         cursor.execute(
-            f"""SELECT p.id, c.id, a.id FROM {papers} p
-            LEFT JOIN {claims} c ON c.paper_id = p.id AND c.status = %s
-            LEFT JOIN {accounts} a ON a.user_id = c.user_id
-            WHERE p.id = ANY(%s) ORDER BY p.id FOR SHARE OF p""",  # noqa: S608 - names only
-            [Claim.Status.APPROVED, sorted(paper_ids)],
+            f"SELECT id FROM {papers} WHERE id = ANY(%s) ORDER BY id FOR SHARE",  # noqa: S608
+            [sorted(paper_ids)],
+        )
+        # The claims are read by a second statement, never joined to the locking one: a
+        # statement that waited for an approval's lock re-checks only the row it locked and
+        # keeps the other tables' rows from its snapshot, taken before the approval committed
+        # (READ COMMITTED's re-check), so it would see the claim still pending and pay the
+        # author. This statement's snapshot is taken once the locks are held, after any
+        # approval of these papers committed.
+        cursor.execute(
+            f"""SELECT c.paper_id, c.id, a.id FROM {claims} c
+            JOIN {accounts} a ON a.user_id = c.user_id
+            WHERE c.paper_id = ANY(%s) AND c.status = %s""",  # noqa: S608 - names only
+            [sorted(paper_ids), Claim.Status.APPROVED],
         )
         rows = cursor.fetchall()
     found: dict[int, dict[int, int]] = {}
