@@ -14,10 +14,20 @@ from .models import Comment
 from .targets import Target
 
 FEED_ITEMS = 50
+# A thread with nothing left to show has no newest comment to date the feed by; Django would
+# put the time of the request, so every fetch would look new to a feed reader.
+QUIET = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+
+
+class ThreadAtom(Atom1Feed):
+    def latest_post_date(self) -> dt.datetime:
+        if any(item.get("updateddate") or item.get("pubdate") for item in self.items):
+            return super().latest_post_date()
+        return QUIET
 
 
 class ThreadFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = ThreadAtom
 
     def get_object(self, request: HttpRequest, target: str) -> tuple[Target, str, str]:
         found = Target.parse(target)

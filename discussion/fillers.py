@@ -326,7 +326,8 @@ class CountFill:
         self.asked: set[str] = set()
 
     def prefetch(self, arguments: Iterable[str]) -> None:
-        targets = [t for t in map(Target.parse, arguments) if t and str(t) not in self.asked]
+        parsed = (Target.parse(argument.partition(" ")[0]) for argument in arguments)
+        targets = [t for t in parsed if t and str(t) not in self.asked]
         if not targets:
             return
         self.asked.update(map(str, targets))
@@ -349,12 +350,18 @@ class CountFill:
                     self.rows[f"term:{term_id}"] = (count, reverse("market:term", args=[slug]))
 
     def __call__(self, argument: str) -> str:
+        # "paper:PK ARXIV_ID": the id comes from the kept entry around the hole (keyed by the
+        # paper's stamp), so an edited id shows at once although these counts are not keyed by
+        # papers.
+        argument, _, arxiv_id = argument.partition(" ")
         if argument not in self.asked:
             self.prefetch([argument])
         found = self.rows.get(argument)
         if found is None:
             return ""
         count, url = found
+        if arxiv_id:
+            url = reverse("papers:paper", args=[arxiv_id])
         return format_html(
             '<a class="comments-count" href="{}#discussion">{} comment{}</a>',
             url,
