@@ -45,6 +45,6 @@ class AccountUserAdmin(UserAdmin):
 
 @admin.register(SavedSearch)
 class SavedSearchAdmin(admin.ModelAdmin):
-    list_display = ["query", "user", "created_at"]
+    list_display = ["query", "sort", "user", "created_at"]
     search_fields = ["query", "user__username"]
     raw_id_fields = ["user"]

@@ -12,6 +12,7 @@ class AccountsConfig(AppConfig):
 
         from .models import Preferences
         from .saved_searches import saved_searches_source
+        from .verified_authors import FACT, FACT_SQL, verified_badges
 
         # A reader's front page also brings the papers their saved searches match.
         if saved_searches_source not in STREAM_SOURCES:
@@ -22,3 +23,7 @@ class AccountsConfig(AppConfig):
             f"SELECT user_id FROM {Preferences._meta.db_table} WHERE NOT public_trader_page"
         )
         keep.fact(public_names.FACT, "SELECT value FROM kept_stamp WHERE name = 'traders'")
+        # A paper page's verified authors: a hole filled under the claims and traders stamps,
+        # read by every page so that whole anonymous pages are kept under it too.
+        keep.fact(FACT, FACT_SQL, every_page=True)
+        keep.filler("verified", verified_badges)

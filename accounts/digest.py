@@ -17,7 +17,7 @@ from django.db.models import Count, OuterRef, Subquery, Sum
 from django.template.loader import render_to_string
 
 from library import hot as library_hot
-from library import shelf as library_shelf
+from library import saves
 from library.recommended import Pick, recommended
 from market import notices as market_notices
 from market.models import DividendEvent, Entry, Holding, LedgerTransaction
@@ -150,7 +150,7 @@ def digest_for(*, user, date: dt.date, tickers) -> Digest:
         more_terms=max(len(ranked) - MOST_MOVES, 0),
         notices=market_notices.undigested(user=user),
         picks=picks,
-        starter=not picks and not library_shelf.library_size(user=user),
+        starter=not picks and not saves.library_size(user=user),
     )
 
 

@@ -73,3 +73,35 @@ def reset_limited_for_email(email: str) -> bool:
         window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
         without_cache=_counted_in_database,
     )
+
+
+def too_many_claims() -> str:
+    return (
+        "You have claimed papers too often in the last few minutes. Nothing was changed; "
+        f"try again in {_wait()}."
+    )
+
+
+def claims_limited(request: HttpRequest) -> bool:
+    """Count a claim request (or a withdrawal) for the signed-in reader: per account, not per
+    address, so one reader cannot go faster from many addresses."""
+    return is_limited(
+        "claims",
+        f"user:{request.user.pk}",
+        limit=settings.RATELIMIT_CLAIMS_PER_WINDOW,
+        window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
+        without_cache=_counted_in_database,
+    )
+
+
+def claim_mail_limited_for_email(email: str) -> bool:
+    """Count a confirmation mail to ``email``, whoever asks: many readers must not flood one
+    inbox. The key is a digest, so the cache never holds the address."""
+    digest = hashlib.sha256(email.strip().lower().encode()).hexdigest()
+    return is_limited(
+        "claim-mail-email",
+        digest,
+        limit=settings.RATELIMIT_CLAIM_MAILS_PER_EMAIL,
+        window_seconds=settings.RATELIMIT_WINDOW_SECONDS,
+        without_cache=_counted_in_database,
+    )

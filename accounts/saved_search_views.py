@@ -32,6 +32,11 @@ RECENT_DAYS = 14
 
 class SaveSearchForm(forms.Form):
     query = forms.CharField(max_length=MAX_QUERY_LENGTH, label="Save a search")
+    sort = forms.ChoiceField(
+        required=False,
+        choices=list(search.SORTS.items()),
+        error_messages={"invalid_choice": "Sort a saved search by relevance or by date."},
+    )
 
 
 def _too_many_changes(request: HttpRequest) -> HttpResponse | None:
@@ -53,7 +58,11 @@ def saved_searches(request: HttpRequest) -> HttpResponse:
         form = SaveSearchForm(request.POST)
         if form.is_valid():
             try:
-                saved, created = save_search(user=request.user, text=form.cleaned_data["query"])
+                saved, created = save_search(
+                    user=request.user,
+                    text=form.cleaned_data["query"],
+                    sort=form.cleaned_data["sort"] or search.RELEVANCE,
+                )
             except SavedSearchError as exc:
                 messages.error(request, str(exc))
             else:
@@ -62,7 +71,8 @@ def saved_searches(request: HttpRequest) -> HttpResponse:
                     f"Saved “{saved.query}”: new papers that match it will come to you here, "
                     "in your stream and in your digest."
                     if created
-                    else f"You had already saved “{saved.query}”.",
+                    else f"You had already saved “{saved.query}”; it is sorted by "
+                    f"{search.SORTS[saved.sort].lower()}.",
                 )
         else:
             for errors in form.errors.values():

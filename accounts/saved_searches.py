@@ -35,6 +35,11 @@ class SavedSearch(models.Model):
         max_length=search.MAX_QUERY_LENGTH,
         help_text='As typed on /search/: words, "a phrase", au:name, ti:, abs:, cat:.',
     )
+    # How its link to /search/ orders the results (papers.search.SORTS); what it brings to the
+    # stream and the digest is new papers, newest first, either way.
+    sort = models.CharField(
+        max_length=20, choices=list(search.SORTS.items()), default=search.RELEVANCE
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     # Not columns: set by the saved-searches page, how many recent papers match, and why the
@@ -53,7 +58,10 @@ class SavedSearch(models.Model):
         return f"{self.user}: {self.query}"
 
     def get_search_url(self) -> str:
-        return f"{reverse('papers:search')}?{urlencode({'q': self.query})}"
+        parameters = {"q": self.query}
+        if self.sort != search.RELEVANCE:
+            parameters["sort"] = self.sort
+        return f"{reverse('papers:search')}?{urlencode(parameters)}"
 
     def parsed(self) -> search.Query:
         return search.parse(self.query)
@@ -80,8 +88,10 @@ class SavedSearchError(ValueError):
     """A search that cannot be saved, with a message the reader can act on."""
 
 
-def save_search(*, user, text: str) -> tuple[SavedSearch, bool]:
-    """Keep a search for the user; returns it and whether it is new.
+def save_search(*, user, text: str, sort: str = search.RELEVANCE) -> tuple[SavedSearch, bool]:
+    """Keep a search for the user, its results ordered by ``sort`` (one of
+    papers.search.SORTS); returns it and whether it is new. Saved again in another order,
+    the search keeps the new order.
 
     Refuses what would never bring anything: an arXiv id (one paper, already out), filters
     without words, only words too common to search for, and more than MAX_SAVED_SEARCHES.
@@ -97,8 +107,13 @@ def save_search(*, user, text: str) -> tuple[SavedSearch, bool]:
         raise SavedSearchError(
             'Save words, a "phrase" or an author (au:name), so that new papers can match it.'
         )
+    if sort not in search.SORTS:
+        raise SavedSearchError("Sort a saved search by relevance or by date (newest first).")
     existing = SavedSearch.objects.filter(user=user, query=text).first()
     if existing:
+        if existing.sort != sort:
+            existing.sort = sort
+            existing.save(update_fields=["sort"])
         return existing, False
     try:
         # Kept, it runs on every visit to the reader's front page: refused now, not then.
@@ -113,7 +128,7 @@ def save_search(*, user, text: str) -> tuple[SavedSearch, bool]:
         )
     try:
         with transaction.atomic():
-            return SavedSearch.objects.create(user=user, query=text), True
+            return SavedSearch.objects.create(user=user, query=text, sort=sort), True
     except IntegrityError:  # the same search saved twice at once (a double click)
         return SavedSearch.objects.get(user=user, query=text), False
 

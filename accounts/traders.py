@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 
-from market import networth, stats
+from authorship.models import Claim
+from market import leaderboards, networth, stats
 from market.models import Account, Trade
+from market.withholding import Withheld, withheld_from
 
 from .models import Preferences
 
@@ -25,9 +27,11 @@ class TraderPage:
     trader: object  # the user whose page it is
     private: bool  # hidden from this viewer
     portfolio: stats.Portfolio | None = None
-    standing: stats.Standing | None = None
+    standing: leaderboards.Standing | None = None
     trades: list[Trade] = field(default_factory=list)
     worth: list[networth.WorthPoint] = field(default_factory=list)
+    papers: list = field(default_factory=list)  # the papers a curator verified are theirs
+    withheld: list[Withheld] = field(default_factory=list)  # unpaid for their own words
 
 
 def find_trader(username: str):
@@ -65,7 +69,20 @@ def trader_page(*, trader, viewer, today: dt.date) -> TraderPage:
         trader=trader,
         private=False,
         portfolio=portfolio,
-        standing=stats.standing(user=trader),
+        standing=leaderboards.standing(user=trader),
         trades=trades,
         worth=networth.net_worth_series(user=trader, today=today, now=portfolio.net_worth),
+        papers=verified_papers(user=trader),
+        withheld=withheld_from(user=trader),
     )
+
+
+def verified_papers(*, user) -> list:
+    """The shown papers a curator verified are this reader's, newest claim first."""
+    claims = (
+        Claim.objects.verified()
+        .filter(user=user, paper__hidden=False)
+        .select_related("paper")
+        .order_by("-decided_at", "-id")
+    )
+    return [claim.paper for claim in claims]

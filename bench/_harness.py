@@ -104,7 +104,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for(url: str, timeout: float = 30) -> None:
+def wait_for(url: str, timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

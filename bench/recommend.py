@@ -219,7 +219,7 @@ def time_requests(
     rng: random.Random,
     seen: set[tuple[str, int]],
 ) -> dict[str, dict[str, list[float]]]:
-    from library import shelf
+    from library import saves
     from papers.models import Paper
 
     timings: dict[str, dict[str, list[float]]] = {p: {"first": [], "later": []} for p in paths}
@@ -229,7 +229,7 @@ def time_requests(
         if save_every and n and n % save_every == 0:
             # A reader saves a paper: their shelf moves, so their picks piece is made again,
             # and everybody's stars are filled again.
-            shelf.save(user=user, paper=Paper.objects.get(pk=rng.choice(some_papers)))
+            saves.save(user=user, paper=Paper.objects.get(pk=rng.choice(some_papers)))
             seen.difference_update({(p, user.pk) for p in paths})
         client.force_login(user)
         for path in paths:

@@ -32,3 +32,7 @@ class LibraryConfig(AppConfig):
         keep.filler("saved", fillers.saved_stars)
         keep.filler("for-you", fillers.for_you)
         keep.filler("similar", fillers.similar)
+        # Moved by any note written or removed (library/sql/stamps.sql): the paper page's note
+        # is a hole filled per reader under it.
+        keep.fact("notes", "SELECT value FROM kept_stamp WHERE name = 'notes'", every_page=True)
+        keep.filler("note", fillers.note)

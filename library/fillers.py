@@ -1,15 +1,20 @@
 """The reader's parts of kept pages, filled per request (``peerrevenue.keep`` holes).
 
-- ``saved`` (argument: a paper's id, then ``:replaced`` in a replacement's entry or ``:page``
-  on the paper's own page): the star. For a signed-in reader a small form that saves or
-  unsaves the paper (POST, CSRF, back to this page at the paper's entry, ``#<arxiv id>`` or
-  ``#replaced-<arxiv id>`` as includes/paper_entry.html names it: no script needed); for
-  anyone else a link to sign in that comes back there too. Both show how many readers saved
-  the paper. Filled under the ``saves`` fact (any save moves it), the reader, their CSRF secret
-  and the page's address, so a fill kept in this process is never another reader's or another
-  page's. One query fills a page's stars.
+- ``saved`` (argument: a paper's id and its arXiv id, then ``:replaced`` in a replacement's
+  entry or ``:page`` on the paper's own page): the star. The arXiv id comes from the hole, so
+  from the piece that shows the paper and is keyed by its stamp: an edited id is a new hole.
+  For a signed-in reader a small form that saves or unsaves the paper (POST, CSRF, back to
+  this page at the paper's entry, ``#<arxiv id>`` or ``#replaced-<arxiv id>`` as
+  includes/paper_entry.html names it: no script needed); for anyone else a link to sign in
+  that comes back there too. Both show how many readers saved the paper. Filled under the
+  ``saves`` fact (any save moves it), the reader, their CSRF secret and the page's address, so
+  a fill kept in this process is never another reader's or another page's. One query fills a
+  page's stars.
 - ``for-you``: the signed-in front page's section of the reader's stored recommendations, or,
   without any, how to start (or that they are coming) and what is hot this week.
+- ``note`` (argument: a paper's id): the signed-in reader's private note on the paper and the
+  form that writes it, under the ``notes`` fact (any note written), the reader and their CSRF
+  secret; nothing for anyone else.
 - ``similar`` (argument: a paper's id): the paper page's similar papers, as the worker stored
   them; a paper without a list yet asks the worker for one.
 """
@@ -40,7 +45,7 @@ class StarFill:
     def __init__(self, request: HttpRequest) -> None:
         self.request = request
         self.user_id = request.user.pk if request.user.is_authenticated else None
-        self.rows: dict[str, tuple[str, int, bool]] = {}
+        self.rows: dict[str, tuple[int, bool]] = {}
         self.back = request.get_full_path()
         self._token: str | None = None
 
@@ -58,22 +63,23 @@ class StarFill:
             return
         with replicas.reading_connection().cursor() as cursor:
             cursor.execute(
-                "SELECT p.id, p.arxiv_id, count(s.id), coalesce(bool_or(s.user_id = %s), false)"
+                "SELECT p.id, count(s.id), coalesce(bool_or(s.user_id = %s), false)"
                 " FROM papers_paper AS p LEFT JOIN library_savedpaper AS s ON s.paper_id = p.id"
                 " WHERE p.id = ANY(%s) GROUP BY p.id",
                 [self.user_id, wanted],
             )
-            for pk, arxiv_id, count, mine in cursor.fetchall():
-                self.rows[str(pk)] = (arxiv_id, count, mine)
+            for pk, count, mine in cursor.fetchall():
+                self.rows[str(pk)] = (count, mine)
 
     def __call__(self, argument: str) -> str:
-        pk, _, where = argument.partition(":")
+        pk, _, rest = argument.partition(":")
+        arxiv_id, _, where = rest.partition(":")
         if pk not in self.rows:
             self.prefetch([pk])
         found = self.rows.get(pk)
-        if found is None:
+        if found is None or not arxiv_id:
             return ""
-        arxiv_id, count, mine = found
+        count, mine = found
         back = self.back + _entry_fragment(arxiv_id, where)
         counted = (
             format_html(' <span class="star__count">{} save{}</span>', count, pluralize(count))
@@ -168,3 +174,29 @@ def _ask_for_similar(paper_id: int) -> None:
     # Once per paper and hour, however many readers open its page before the worker is done.
     if cache.add(f"library:similar-asked:{paper_id}", 1, timeout=3600):
         send_from_request(find_similar, args=(paper_id,), what="similar papers")
+
+
+def note(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    facts = keep.facts_of(request)
+    user_id = request.user.pk if request.user.is_authenticated else None
+    secret = request.META.get("CSRF_COOKIE") if user_id is not None else None
+
+    def fill(argument: str) -> str:
+        if user_id is None or not argument.isdigit():
+            return ""
+        from papers.models import Paper
+
+        from .notes import MAX_CHARACTERS, note_of
+
+        arxiv_id = Paper.objects.filter(pk=int(argument)).values_list("arxiv_id", flat=True)
+        return render_to_string(
+            "library/_note_section.html",
+            {
+                "text": note_of(user_id=user_id, paper_id=int(argument)),
+                "action": reverse("library:note", args=[next(iter(arxiv_id), "")]),
+                "token": get_token(request),
+                "most": MAX_CHARACTERS,
+            },
+        )
+
+    return (facts["notes"], user_id, secret), fill

@@ -3,7 +3,8 @@
 A paper's score is ``SAVE_WEIGHT`` × the readers who saved it in the period, plus the trades
 made in the period in the terms it mentions, for papers announced in the period (a mention
 counted on their announcement day): attention the market paid to what the paper is about. Both
-counts are shown. Hidden papers never rank.
+counts are shown. Hidden papers never rank, and a paper's verified authors (authorship) add
+nothing to its own counts.
 
 Counting a month of saves and trades is the expensive part (at 300,000 papers and 28,000 recent
 saves, half a second), so a request never does it: ``refresh`` ranks every period and stores
@@ -51,20 +52,39 @@ class Hot:
 
 # Scores by paper id alone: no paper row is read here (checking each of 27,000 saved papers'
 # rows for ``hidden`` was most of the half second), only for the best ones afterwards.
+# Self-promotion counts nothing: a verified author's save of their own paper, and their trades
+# in the terms their own paper mentions (authorship's approved claims), are left out of that
+# paper's counts. Claims are few, so ``own_trades`` starts from them and costs little.
 SCORES_SQL = """
 WITH saves AS (
-  SELECT paper_id, count(*) AS saves FROM library_savedpaper
-  WHERE saved_at >= %(since)s GROUP BY paper_id
+  SELECT s.paper_id, count(*) AS saves FROM library_savedpaper AS s
+  WHERE s.saved_at >= %(since)s
+    AND NOT EXISTS (
+      SELECT 1 FROM authorship_claim AS c
+      WHERE c.paper_id = s.paper_id AND c.user_id = s.user_id AND c.status = 'approved'
+    )
+  GROUP BY s.paper_id
 ), traded AS (
   SELECT term_id, count(*) AS trades FROM market_trade
   WHERE created_at >= %(since)s GROUP BY term_id
+), own_trades AS (
+  SELECT m.paper_id, m.term_id, count(*) AS trades
+  FROM authorship_claim AS c
+  JOIN market_mention AS m ON m.paper_id = c.paper_id AND m.date >= %(since_day)s
+  JOIN market_account AS a ON a.user_id = c.user_id
+  JOIN market_trade AS tr
+    ON tr.account_id = a.id AND tr.term_id = m.term_id AND tr.created_at >= %(since)s
+  WHERE c.status = 'approved'
+  GROUP BY m.paper_id, m.term_id
 ), attention AS (
-  SELECT m.paper_id, sum(t.trades) AS trades,
-         (array_agg(term.phrase ORDER BY t.trades DESC, term.phrase))[1:3] AS terms
+  SELECT m.paper_id, sum(t.trades - coalesce(o.trades, 0)) AS trades,
+         (array_agg(term.phrase ORDER BY t.trades - coalesce(o.trades, 0) DESC, term.phrase))[1:3]
+           AS terms
   FROM market_mention AS m
   JOIN traded AS t ON t.term_id = m.term_id
   JOIN market_term AS term ON term.id = m.term_id
-  WHERE m.date >= %(since_day)s
+  LEFT JOIN own_trades AS o ON o.paper_id = m.paper_id AND o.term_id = m.term_id
+  WHERE m.date >= %(since_day)s AND t.trades > coalesce(o.trades, 0)
   GROUP BY m.paper_id
 )
 SELECT coalesce(s.paper_id, a.paper_id) AS paper_id, coalesce(s.saves, 0),

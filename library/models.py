@@ -43,7 +43,7 @@ class SavedPaper(models.Model):
         ordering = ["-saved_at", "-id"]
         constraints = [
             # The database, not a check before the insert, keeps a paper in a library once:
-            # twenty racing saves insert one row (library.shelf uses ON CONFLICT).
+            # twenty racing saves insert one row (library.saves uses ON CONFLICT).
             models.UniqueConstraint(fields=["user", "paper"], name="unique_saved_paper")
         ]
         indexes = [
@@ -158,3 +158,19 @@ class HotRanking(models.Model):
 
     def __str__(self) -> str:
         return f"the {self.period}: {self.papers} papers at {self.ranked_at:%Y-%m-%d %H:%M}"
+
+
+class Note(models.Model):
+    """A reader's private note on a paper: shown only to them (on the paper's page, a hole
+    filled per reader: library.fillers) and exported with their library (BibTeX ``note``)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(max_length=5_000)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "paper"], name="one_note_per_paper")]
+
+    def __str__(self) -> str:
+        return f"Note on {self.paper_id} by {self.user_id}"

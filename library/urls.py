@@ -18,6 +18,7 @@ urlpatterns = [
     re_path(rf"{PAPER}/save/$", views.toggle_save, name="save"),
     re_path(rf"{PAPER}/tags/$", views.set_tags, name="tags"),
     re_path(rf"{PAPER}/read/$", views.mark_read, name="read"),
+    re_path(rf"{PAPER}/note/$", views.write_note, name="note"),
     path("recommended/", views.recommended_page, name="recommended"),
     path("hot/", views.hot_page, name="hot"),
 ]

@@ -19,10 +19,20 @@ from peerrevenue.queueing import send_from_request
 from peerrevenue.ratelimit import refuse_if_too_many
 from peerrevenue.redirects import safe_next
 
-from . import bibtex, hot, recommended, shelf
+from . import bibtex, hot, notes, recommended, saves
 from .models import Tag
 
 PER_PAGE = 30
+
+# A reader's picks: versioned by their shelf's fit (a save, a tag change or a refit moves it),
+# the papers (an edit or a hidden paper) and the term set.
+PICKS: keep.Cached[keep.Piece] = keep.Cached(
+    "picks", stamps=("shelf", "papers", "terms"), size=keep.piece_size
+)
+# A period's hot list: versioned by the stored ranking (each refresh), the papers and the terms.
+HOT: keep.Cached[keep.Piece] = keep.Cached(
+    "hot", stamps=("hot", "papers", "terms"), size=keep.piece_size
+)
 
 
 def see_other(url: str) -> HttpResponseRedirect:
@@ -72,11 +82,11 @@ def toggle_save(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     # without ``action`` the save toggles.
     action = request.POST.get("action")
     if action == "save":
-        shelf.save(user=request.user, paper=paper)
+        saves.save(user=request.user, paper=paper)
     elif action == "unsave":
-        shelf.unsave(user=request.user, paper=paper)
+        saves.unsave(user=request.user, paper=paper)
     else:
-        shelf.toggle(user=request.user, paper=paper)
+        saves.toggle(user=request.user, paper=paper)
     _refit_soon(request.user.pk)
     return see_other(back)
 
@@ -92,8 +102,8 @@ def set_tags(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         return refused
     names = request.POST.get("tags", "").split(",")
     try:
-        tags = shelf.set_tags(user=request.user, paper=paper, names=names)
-    except shelf.LibraryError as refusal:
+        tags = saves.set_tags(user=request.user, paper=paper, names=names)
+    except saves.LibraryError as refusal:
         messages.error(request, str(refusal))
     else:
         if tags:
@@ -108,7 +118,7 @@ def set_tags(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 @require_POST
 def mark_read(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     paper = get_object_or_404(Paper, arxiv_id=arxiv_id)
-    shelf.mark_read(user=request.user, paper=paper, read=request.POST.get("read") == "1")
+    saves.mark_read(user=request.user, paper=paper, read=request.POST.get("read") == "1")
     return see_other(back_to(request, reverse("library:library")))
 
 
@@ -116,8 +126,8 @@ def mark_read(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 @require_POST
 def create_tag(request: HttpRequest) -> HttpResponse:
     try:
-        tag = shelf.create_tag(user=request.user, name=request.POST.get("name", ""))
-    except shelf.LibraryError as refusal:
+        tag = saves.create_tag(user=request.user, name=request.POST.get("name", ""))
+    except saves.LibraryError as refusal:
         messages.error(request, str(refusal))
         return see_other(reverse("library:library"))
     return see_other(f"{reverse('library:library')}?tag={tag.pk}")
@@ -128,10 +138,10 @@ def create_tag(request: HttpRequest) -> HttpResponse:
 def rename_tag(request: HttpRequest) -> HttpResponse:
     tag_id = _posted_tag_id(request)
     try:
-        tag = shelf.rename_tag(user=request.user, tag_id=tag_id, name=request.POST.get("name", ""))
+        tag = saves.rename_tag(user=request.user, tag_id=tag_id, name=request.POST.get("name", ""))
     except Tag.DoesNotExist:
         raise Http404("You have no such tag.") from None
-    except shelf.LibraryError as refusal:
+    except saves.LibraryError as refusal:
         messages.error(request, str(refusal))
         return see_other(f"{reverse('library:library')}?tag={tag_id}")
     messages.success(request, f"Renamed the tag to “{tag.name}”.")
@@ -143,7 +153,7 @@ def rename_tag(request: HttpRequest) -> HttpResponse:
 def delete_tag(request: HttpRequest) -> HttpResponse:
     tag_id = _posted_tag_id(request)
     try:
-        name = shelf.delete_tag(user=request.user, tag_id=tag_id)
+        name = saves.delete_tag(user=request.user, tag_id=tag_id)
     except Tag.DoesNotExist:
         raise Http404("You have no such tag.") from None
     messages.success(request, f"Deleted the tag “{name}”; its papers stay in your library.")
@@ -174,14 +184,14 @@ def library_page(request: HttpRequest) -> HttpResponse:
     tag = _tag_of(request)
     unread = request.GET.get("unread") == "1"
     page = paginate(
-        request, shelf.saved_papers(user=request.user, tag=tag, unread=unread), per_page=PER_PAGE
+        request, saves.saved_papers(user=request.user, tag=tag, unread=unread), per_page=PER_PAGE
     )
     context = {
         "page": page,
         "tag": tag,
         "unread": unread,
-        "tags": shelf.tags_of(user=request.user),
-        "total": shelf.library_size(user=request.user),
+        "tags": saves.tags_of(user=request.user),
+        "total": saves.library_size(user=request.user),
         "nav": "library",
         "tag_name_max": 60,
     }
@@ -191,11 +201,14 @@ def library_page(request: HttpRequest) -> HttpResponse:
 @login_required
 def export(request: HttpRequest, kind: str) -> HttpResponse:
     tag = _tag_of(request)
-    papers = [saved.paper for saved in shelf.saved_papers(user=request.user, tag=tag)]
+    papers = [saved.paper for saved in saves.saved_papers(user=request.user, tag=tag)]
     name = f"library-{tag.name}" if tag else "library"
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:80]
     if kind == "bib":
-        response = HttpResponse(bibtex.bibtex(papers), content_type="text/x-bibtex; charset=utf-8")
+        written = notes.notes_of(user=request.user, papers=papers)
+        response = HttpResponse(
+            bibtex.bibtex(papers, notes=written), content_type="text/x-bibtex; charset=utf-8"
+        )
         response["Content-Disposition"] = f'attachment; filename="{safe}.bib"'
     else:
         response = HttpResponse(bibtex.id_list(papers), content_type="text/plain; charset=utf-8")
@@ -213,11 +226,7 @@ def recommended_page(request: HttpRequest) -> HttpResponse:
     state, picks_html = "anonymous", ""
     saved: str | int | None = 0
     if user_id is not None:
-        picks = keep.get_or_make(
-            keep.key("picks", user_id, facts[("shelf", user_id)], facts["papers"], facts["terms"]),
-            lambda: _picks_piece(user_id=user_id, facts=facts),
-            size=keep.piece_size,
-        )
+        picks = PICKS.get(facts, user_id, make=lambda: _picks_piece(user_id=user_id, facts=facts))
         state, saved, picks_html = str(picks.values["state"]), picks.values["saved"], picks.html
     hot_html = hot_list(request, period="week", category=None).html if state != "ready" else ""
     return keep.respond(
@@ -248,10 +257,11 @@ def hot_list(request: HttpRequest, *, period: str, category: str | None) -> keep
     facts = keep.facts_of(request)
     if ("papers",) not in facts.values or ("hot",) not in facts.values:
         facts = keep.read(request, "papers", "hot")
-    return keep.get_or_make(
-        keep.key("hot", period, category, facts["hot"], facts["papers"], facts["terms"]),
-        lambda: _hot_piece(period=period, category=category, facts=facts),
-        size=keep.piece_size,
+    return HOT.get(
+        facts,
+        period,
+        category,
+        make=lambda: _hot_piece(period=period, category=category, facts=facts),
     )
 
 
@@ -295,3 +305,21 @@ def hot_page(request: HttpRequest) -> HttpResponse:
             pieces=["hot_html"],
         ),
     )
+
+
+@require_POST
+def write_note(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
+    back = back_to(request, paper.get_absolute_url()) + "#note"
+    if not request.user.is_authenticated:
+        return redirect_to_login(back)
+    refused = _limited(request, back)
+    if refused:
+        return refused
+    try:
+        kept = notes.write(user=request.user, paper=paper, text=request.POST.get("text", ""))
+    except notes.NoteError as refusal:
+        messages.error(request, str(refusal))
+    else:
+        messages.success(request, "Your note is saved." if kept else "Your note is removed.")
+    return see_other(back)

@@ -20,7 +20,7 @@ from django.urls import path
 from peerrevenue.forms import JSON_FORMFIELD_OVERRIDES
 
 from . import cash
-from .candidates import candidate_terms, proposed_terms
+from .mined_phrases import candidate_terms, proposed_terms
 from .models import (
     Account,
     DividendEvent,
@@ -33,6 +33,7 @@ from .models import (
     TermProposal,
     TermQuerySet,
     Trade,
+    WithheldDividend,
     slug_is_reserved,
 )
 from .proposals import open_proposals
@@ -433,14 +434,25 @@ class DividendEventAdmin(ReadOnlyAdmin):
         "paper",
         "date",
         "announced_at",
+        "window_opens_at",
+        "window_source",
         "per_share_column",
         "shares",
         "transaction",
     ]
-    list_filter = ["date"]
+    list_filter = ["date", "window_source"]
     per_share_column = credits_column("per_share", "per share (credits)", ordering="per_share")
     search_fields = ["term__phrase", "paper__arxiv_id"]
     list_select_related = ["term", "paper"]
+
+
+@admin.register(WithheldDividend)
+class WithheldDividendAdmin(ReadOnlyAdmin):
+    """Dividends a verified author's shares did not earn from their own papers."""
+
+    list_display = ["event", "account", "claim", "shares", "created_at"]
+    search_fields = ["event__term__phrase", "event__paper__arxiv_id", "account__user__username"]
+    list_select_related = ["event__term", "account__user", "claim"]
 
 
 @admin.register(TermProposal)

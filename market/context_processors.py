@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from .term_links import PageTerms
+from .highlighted_html import PageTerms
 
 PAGE_TERMS = "market_page_terms"
 

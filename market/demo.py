@@ -31,7 +31,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from papers.calendar import announced_at
+from papers.calendar import submission_period_start
 
 from . import trading
 from .cash import open_account
@@ -166,5 +166,7 @@ def _move(trade: Trade, *, at: dt.datetime) -> None:
 
 
 def round_before(day: dt.date) -> dt.datetime:
-    """The moment a round for listing day ``day`` ends: an hour before its announcement."""
-    return announced_at(day) - dt.timedelta(hours=1)
+    """The moment a round for listing day ``day`` ends: an hour before its submission period
+    began, so that its shares are held through the windows of the day's papers (market/windows.py)
+    and the sample's holders are paid."""
+    return submission_period_start(day) - dt.timedelta(hours=1)

@@ -4,9 +4,14 @@ Called after a category's day has been ingested (``market.signals`` receives
 ``papers.signals.listings_announced``). For each new or cross-listed, visible paper of the day,
 the matcher in ``market.highlighting`` finds the listed terms its title or abstract mentions;
 each (term, paper) pair is recorded as a ``Mention`` and pays ``MARKET_DIVIDEND_PER_MENTION`` µ¢
-per share to every holder, once ever, minted from the issuance account.
+per share to every holder who held it through the paper's submission window
+(market/windows.py), once ever, minted from the issuance account.
 
-Locks: a payout locks the term, then the holders' accounts in id order, then the issuance
+Shares held by a verified author of the paper (an approved ``authorship.Claim``) earn nothing
+from it: what they would have earned is recorded as withheld (``market.withholding``).
+
+Locks: a payout locks the term, then the papers' rows (shared: a claim's approval waits for it,
+market/sql/claim_decisions.sql), then the holders' accounts in id order, then the issuance
 account, the order every market write uses.
 """
 
@@ -29,13 +34,15 @@ from peerrevenue.db import atomic_with_retries, insert_unnest
 from . import highlighting
 from .models import Account, DividendEvent, Entry, LedgerTransaction, Mention, Term, Trade
 from .refusals import InvalidQuantity
+from .windows import Balances, Window, paper_windows
+from .withholding import authors_of, record_withheld
 
 
 @dataclass(frozen=True, slots=True)
 class DividendPayout:
     term_id: int
     papers: int  # mentioning papers paid for now (not before)
-    shares: int  # shares outstanding that were paid
+    shares: int  # shares paid for one paper (the most, when the papers' windows differ)
     amount: int  # µ¢ minted and paid out
 
 
@@ -91,8 +98,7 @@ def pay_dividends_for_day(*, category: Category, date: dt.date) -> DividendSumma
     papers_by_term: dict[int, list[int]] = defaultdict(list)
     for paper_id, title, abstract in texts:
         summary.papers_scanned += 1
-        # Title and abstract are matched separately so that a phrase cannot span the two.
-        for term_id in matcher.mentioned_terms(title) | matcher.mentioned_terms(abstract):
+        for term_id in matcher.paper_mentions(title=title, abstract=abstract):
             papers_by_term[term_id].append(paper_id)
 
     # The cached matcher may be a moment behind: pay only terms that are listed right now
@@ -128,10 +134,12 @@ def _record_mentions(pairs: list[tuple[int, int]], *, date: dt.date) -> None:
 #
 # The rule (market/rules.md states it): listing day D is announced at 20:00 New York time on
 # the day before (papers.calendar.announced_at). A mention pays only if that instant is at or
-# after the moment the term was listed, and it pays the shares each trader held at that
-# instant, computed from the trade history by each trade's time: shares bought after the
-# announcement earn nothing from it, shares sold after it still do, and a backfill of days
-# before the listing pays nothing. Each (term, paper) pays at most once, ever.
+# after the moment the term was listed, and it pays each trader the lowest balance they held
+# at any moment of the paper's submission window (market/windows.py: from the paper's
+# submission, or the start of its submission period, to the announcement), from the trade
+# history by each trade's time: shares bought inside the window earn nothing from the paper,
+# shares sold after the announcement still do, and a backfill of days before the listing pays
+# nothing. Each (term, paper) pays at most once, ever.
 
 
 def holdings_at(*, term: Term, instant: dt.datetime) -> list[tuple[int, int]]:
@@ -166,10 +174,12 @@ def pay_dividend(
     per_share: int,
     date: dt.date,
     category: Category | None = None,
+    windows: Mapping[int, Window] | None = None,
 ) -> DividendPayout:
     """Pay ``per_share`` µ¢ for each paper in ``paper_ids`` (listed on ``date``) not paid
-    before, per share held at the day's announcement, minted from issuance. Idempotent per
-    term and paper.
+    before, per share held through that paper's submission window, minted from issuance.
+    Idempotent per term and paper. ``windows`` (paper id → window), when the caller has them,
+    saves reading them again.
 
     The term row is locked for the whole payout, so no other payout for it can be between the
     check for papers already paid and the record of these.
@@ -190,21 +200,39 @@ def pay_dividend(
         new_papers = sorted(set(paper_ids) - paid)
         if not new_papers:
             return nothing
+        found: Mapping[int, Window] = windows or {}
+        if not set(new_papers) <= found.keys():
+            found = paper_windows(paper_ids=new_papers, listing_date=date)
         # Announced before the term existed: recorded (so it is never looked at again), unpaid.
-        holders = holdings_at(term=locked, instant=instant) if instant >= locked.listed_at else []
-        outstanding = sum(shares for _, shares in holders)
-        per_share_total = per_share * len(new_papers)
-        amount = outstanding * per_share_total
+        held: dict[int, list[tuple[int, int]]] = {paper_id: [] for paper_id in new_papers}
+        withheld: list[tuple[int, int, int, int]] = []  # (paper, account, claim, shares)
+        if instant >= locked.listed_at:
+            balances = Balances(
+                term=locked, earliest=min(found[p].opens for p in new_papers), end=instant
+            )
+            authors = authors_of(paper_ids=new_papers)
+            by_opening: dict[dt.datetime, list[tuple[int, int]]] = {}
+            for paper_id in new_papers:
+                opens = found[paper_id].opens
+                if opens not in by_opening:
+                    by_opening[opens] = balances.held_through(opens)
+                own = authors.get(paper_id, {})
+                held[paper_id] = [(a, n) for a, n in by_opening[opens] if a not in own]
+                withheld += [(paper_id, a, own[a], n) for a, n in by_opening[opens] if a in own]
+        owed: dict[int, int] = defaultdict(int)  # account id → µ¢
+        for holders in held.values():
+            for account_id, shares in holders:
+                owed[account_id] += shares * per_share
+        amount = sum(owed.values())
         txn = None
         if amount:
             txn = _pay_holders(
-                holders=holders,
-                per_share_total=per_share_total,
+                owed=sorted(owed.items()),
                 memo=f"Dividend on “{locked.phrase}”: {len(new_papers)} mentioning "
-                f"paper(s) listed {date.isoformat()}, {per_share:,} µ¢ per share held at the "
-                "announcement each",
+                f"paper(s) listed {date.isoformat()}, {per_share:,} µ¢ per share held through "
+                "each paper's submission window",
             )
-        DividendEvent.objects.bulk_create(
+        events = DividendEvent.objects.bulk_create(
             [
                 DividendEvent(
                     term=locked,
@@ -212,28 +240,32 @@ def pay_dividend(
                     category=category,
                     date=date,
                     announced_at=instant,
+                    window_opens_at=found[paper_id].opens,
+                    window_source=found[paper_id].source,
                     per_share=per_share,
-                    shares=outstanding,
-                    transaction=txn,
+                    shares=sum(shares for _, shares in held[paper_id]),
+                    transaction=txn if held[paper_id] else None,
                 )
                 for paper_id in new_papers
             ]
         )
+        record_withheld(withheld, events={event.paper_id: event for event in events})
         return DividendPayout(
-            term_id=locked.pk, papers=len(new_papers), shares=outstanding, amount=amount
+            term_id=locked.pk,
+            papers=len(new_papers),
+            shares=max(sum(shares for _, shares in holders) for holders in held.values()),
+            amount=amount,
         )
 
     return atomic_with_retries(work)
 
 
-def _pay_holders(
-    *, holders: list[tuple[int, int]], per_share_total: int, memo: str
-) -> LedgerTransaction:
-    """Credit each (account id, shares) holder ``shares × per_share_total`` µ¢ from issuance,
-    as one ledger transaction. Holders may have sold since, so the amounts come from the
-    history, not from today's holdings."""
-    holder_ids = [account_id for account_id, _ in holders]
-    amounts = [shares * per_share_total for _, shares in holders]
+def _pay_holders(*, owed: list[tuple[int, int]], memo: str) -> LedgerTransaction:
+    """Credit each (account id, µ¢) from issuance, in account id order, as one ledger
+    transaction. Holders may have sold since, so the amounts come from the history, not from
+    today's holdings."""
+    holder_ids = [account_id for account_id, _ in owed]
+    amounts = [amount for _, amount in owed]
     # Lock holders in id order: two payouts for different terms then queue on the same
     # accounts in the same order instead of deadlocking. Issuance is locked last.
     list(
@@ -247,7 +279,7 @@ def _pay_holders(
     Entry.objects.bulk_create(
         [
             Entry(transaction=txn, account_id=account_id, asset=Entry.Asset.CASH, amount=amount)
-            for account_id, amount in zip(holder_ids, amounts, strict=True)
+            for account_id, amount in owed
         ]
         + [
             Entry(
@@ -291,6 +323,10 @@ def pay_dividends_for_terms(
     _check_per_share(per_share)
     instant = announced_at(date)
     wanted = {term_id: sorted(set(ids)) for term_id, ids in paper_ids_by_term.items() if ids}
+    # Every paper's window, read once for all the terms that mention it.
+    windows = paper_windows(
+        paper_ids={paper_id for ids in wanted.values() for paper_id in ids}, listing_date=date
+    )
 
     def work() -> tuple[dict[int, DividendPayout], list[Term]]:
         locked = list(Term.objects.select_for_update().filter(pk__in=wanted).order_by("pk"))
@@ -326,7 +362,12 @@ def pay_dividends_for_terms(
             )
             unpaid += [(term.pk, paper_id) for paper_id in new_papers]
         _record_unheld_dividends(
-            unpaid, per_share=per_share, date=date, instant=instant, category=category
+            unpaid,
+            windows=windows,
+            per_share=per_share,
+            date=date,
+            instant=instant,
+            category=category,
         )
         return payouts, [term for term in listed if term.pk in held]
 
@@ -338,6 +379,7 @@ def pay_dividends_for_terms(
             per_share=per_share,
             date=date,
             category=category,
+            windows=windows,
         )
     return [payouts[term_id] for term_id in sorted(payouts)]
 
@@ -345,6 +387,7 @@ def pay_dividends_for_terms(
 def _record_unheld_dividends(
     pairs: Sequence[tuple[int, int]],
     *,
+    windows: Mapping[int, Window],
     per_share: int,
     date: dt.date,
     instant: dt.datetime,
@@ -356,7 +399,12 @@ def _record_unheld_dividends(
         return
     insert_unnest(
         DividendEvent,
-        arrays={"term": [t for t, _ in pairs], "paper": [p for _, p in pairs]},
+        arrays={
+            "term": [t for t, _ in pairs],
+            "paper": [p for _, p in pairs],
+            "window_opens_at": [windows[p].opens for _, p in pairs],
+            "window_source": [windows[p].source for _, p in pairs],
+        },
         constants={
             "category": category.pk if category is not None else None,
             "date": date,

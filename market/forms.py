@@ -142,7 +142,8 @@ class QuoteForm(forms.Form):
         return data
 
     def order(self) -> dict:
-        """The valid order as ``views.price_request`` takes it: side, shares, budget, preset."""
+        """The valid order as ``market.views.quotes.price_request`` takes it: side, shares,
+        budget, preset."""
         return {
             name: self.cleaned_data.get(name) for name in ("side", "shares", "budget", "preset")
         }

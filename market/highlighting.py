@@ -1,8 +1,9 @@
 """Finding the market's terms in text: the one matcher that both counts mentions for dividends
 and (on the pages) decides which words are highlighted.
 
-The rules it follows are published on the rules page, whose source is ``market/rules.md``
-(section "How mentions are counted"): case-insensitive whole words, plurals, hyphens and spaces
+The rules it follows are published on the rules page, from the rulebook ``market/rulebook.py``
+(section "How mentions are counted", each rule with examples the tests run through this
+matcher): case-insensitive whole words, plurals, hyphens and spaces
 alike, aliases, the longest match winning, once per paper and term, listed terms only. A
 change to the matching here is a change to that page, and the other way round.
 
@@ -198,6 +199,11 @@ class Matcher:
 
     def mentioned_terms(self, text: str) -> set[int]:
         return {match.term.id for match in self.find_mentions(text)}
+
+    def paper_mentions(self, *, title: str, abstract: str) -> set[int]:
+        """The terms a paper mentions, as dividends count them: its title and its abstract
+        are matched each alone, so that a phrase cannot span the two."""
+        return self.mentioned_terms(title) | self.mentioned_terms(abstract)
 
 
 _compiled_lock = threading.Lock()

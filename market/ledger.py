@@ -18,95 +18,56 @@ Invariants:
    starts at the supply the previous one left, and the last leaves the current supply;
 10. each trade's ledger entries move exactly the trade's amount, fee and shares;
 11. dividends follow the rule (market/rules.md): for each (term, paper) the shares recorded as
-    paid equal the shares held at the announcement, from the trade history by trade time (none
-    when it was announced before the term was listed), and each dividend transaction pays each
-    account exactly per-share amount × the shares it held at each paper's announcement;
+    paid equal the shares held through the paper's submission window (each holder's lowest
+    balance from the window's opening to the announcement, from the trade history by trade
+    time; none when it was announced before the term was listed), and each dividend
+    transaction pays each account exactly per-share amount × those shares, paper by paper;
 12. limit orders (market/orders.py): each order's filled shares and fill count equal its
     fills' trades, numbered 1, 2, … without gaps, so no order filled more than its shares; each
     fill is a trade of the order's account, term and side, under the key derived from the order
     and the fill's number, and no trade has such a key without being that fill; no fill went
     past the limit (a buy's last share cost at most the limit, a sell's last share paid at
     least it, per share on the curve, the fee on top); and none came before the order was placed,
-    at or after its expiry, or after it was closed.
+    at or after its expiry, or after it was closed;
+13. no verified author was paid for a mention in their own paper: every account whose reader's
+    claim to a paper was approved before its dividend was recorded, and who held shares through
+    its window, has those shares recorded as withheld; and each withholding is the account's
+    own, under a claim to that very paper approved before the dividend, of exactly the shares
+    it held through the window;
+14. no share bought inside a paper's window was paid from it: each dividend's window opens no
+    later than the paper's first submission when that is known, no later than the start of its
+    listing's submission period otherwise, and never after the announcement (invariant 11 then
+    holds the payments to that window).
+
+One function per invariant: those about dividends (11, 13, 14) are in market/dividend_books.py,
+the report, the collector and the tables' names in market/books.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
-from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from . import curve
-from .models import (
-    Account,
-    DividendEvent,
-    Entry,
-    Holding,
-    LedgerTransaction,
-    Order,
-    OrderFill,
-    Term,
-    Trade,
+from .books import (
+    MAX_LINES_PER_CHECK,
+    Collector,
+    Invariant,
+    LedgerReport,
+    accounts_with_names,
+    rows,
+    tables,
 )
+from .dividend_books import (
+    authors_not_paid_for_their_own_words,
+    dividends_follow_the_rule,
+    windows_are_the_papers,
+)
+from .models import Account, LedgerTransaction
 from .units import format_credits
 
-MAX_LINES_PER_CHECK = 20
-
-
-@dataclass
-class LedgerReport:
-    violations: list[str] = field(default_factory=list)
-    stats: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations
-
-    def text(self) -> str:
-        head = ", ".join(f"{value:,} {name}" for name, value in self.stats.items())
-        if self.ok:
-            return f"Ledger OK: {head}."
-        lines = [f"Ledger check FAILED: {len(self.violations)} violation(s) ({head})."]
-        lines += [f"- {violation}" for violation in self.violations]
-        return "\n".join(lines)
-
-
-def _rows(sql: str, params: tuple = ()) -> list[tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
-
-def _tables() -> dict[str, str]:
-    return {
-        "entry": Entry._meta.db_table,
-        "txn": LedgerTransaction._meta.db_table,
-        "account": Account._meta.db_table,
-        "holding": Holding._meta.db_table,
-        "term": Term._meta.db_table,
-        "trade": Trade._meta.db_table,
-        "event": DividendEvent._meta.db_table,
-        "order": Order._meta.db_table,
-        "fill": OrderFill._meta.db_table,
-    }
-
-
-class _Collector:
-    def __init__(self, report: LedgerReport):
-        self.report = report
-
-    def add(self, lines: list[str], what: str) -> None:
-        self.report.violations.extend(lines[:MAX_LINES_PER_CHECK])
-        if len(lines) > MAX_LINES_PER_CHECK:
-            self.report.violations.append(
-                f"… and {len(lines) - MAX_LINES_PER_CHECK:,} more {what}."
-            )
-
-
-# One invariant's check: it adds a sentence per violation to the report, given the tables' names.
-Invariant = Callable[[_Collector, dict[str, str]], None]
+__all__ = ["INVARIANTS", "MAX_LINES_PER_CHECK", "LedgerReport", "check_ledger"]
 
 
 def _account_label(kind: str, account_id: int, username: str | None) -> str:
@@ -131,11 +92,11 @@ def check_ledger(*, invariants: Sequence[Invariant] | None = None) -> LedgerRepo
 
 
 def _check(invariants: Sequence[Invariant]) -> LedgerReport:
-    tables = _tables()
-    report = LedgerReport(stats=_stats(tables))
-    out = _Collector(report)
+    names = tables()
+    report = LedgerReport(stats=_stats(names))
+    out = Collector(report)
     for invariant in invariants:
-        invariant(out, tables)
+        invariant(out, names)
     return report
 
 
@@ -143,7 +104,7 @@ def _stats(t: dict[str, str]) -> dict[str, int]:
     return dict(
         zip(
             ["transactions", "entries", "trades", "accounts", "terms"],
-            _rows(
+            rows(
                 f"""SELECT (SELECT COUNT(*) FROM {t["txn"]}), (SELECT COUNT(*) FROM {t["entry"]}),
                 (SELECT COUNT(*) FROM {t["trade"]}), (SELECT COUNT(*) FROM {t["account"]}),
                 (SELECT COUNT(*) FROM {t["term"]})"""
@@ -153,20 +114,13 @@ def _stats(t: dict[str, str]) -> dict[str, int]:
     )
 
 
-def _accounts_with_names(t: dict[str, str]) -> str:
-    """Accounts with the name of their user (NULL for the system accounts), as SQL to join."""
-    user_model = get_user_model()  # what Account.user points to
-    return f"""(SELECT a.*, u.{user_model.USERNAME_FIELD} AS username FROM {t["account"]} a
-               LEFT JOIN {user_model._meta.db_table} u ON u.id = a.user_id)"""
-
-
-def transactions_balance(out: _Collector, t: dict[str, str]) -> None:
+def transactions_balance(out: Collector, t: dict[str, str]) -> None:
     """1. Each ledger transaction sums to zero per asset: cash, and shares of each term."""
     out.add(
         [
             f"Ledger transaction {txn_id} does not balance: its {asset} entries"
             f"{f' for term {term_id}' if term_id else ''} sum to {total:+,}, not 0."
-            for txn_id, asset, term_id, total in _rows(
+            for txn_id, asset, term_id, total in rows(
                 f"""SELECT transaction_id, asset,
                     CASE WHEN asset = 'shares' THEN term_id END AS share_term, SUM(amount)
                 FROM {t["entry"]} GROUP BY 1, 2, 3 HAVING SUM(amount) <> 0 ORDER BY 1, 2, 3"""
@@ -176,15 +130,15 @@ def transactions_balance(out: _Collector, t: dict[str, str]) -> None:
     )
 
 
-def cash_matches_entries(out: _Collector, t: dict[str, str]) -> None:
+def cash_matches_entries(out: Collector, t: dict[str, str]) -> None:
     """2. Each account's cached cash equals the sum of its cash entries."""
     out.add(
         [
             f"{_account_label(kind, account_id, username)} shows cash {cash:,} µ¢ but its "
             f"ledger entries sum to {ledger:,} µ¢ (off by {cash - ledger:+,} µ¢)."
-            for account_id, kind, username, cash, ledger in _rows(
+            for account_id, kind, username, cash, ledger in rows(
                 f"""SELECT a.id, a.kind, a.username, a.cash, COALESCE(s.total, 0)
-                FROM {_accounts_with_names(t)} a
+                FROM {accounts_with_names(t)} a
                 LEFT JOIN (SELECT account_id, SUM(amount) AS total FROM {t["entry"]}
                            WHERE asset = 'cash' AND account_id IS NOT NULL GROUP BY account_id) s
                        ON s.account_id = a.id
@@ -196,7 +150,7 @@ def cash_matches_entries(out: _Collector, t: dict[str, str]) -> None:
     )
 
 
-def holdings_match_entries(out: _Collector, t: dict[str, str]) -> None:
+def holdings_match_entries(out: Collector, t: dict[str, str]) -> None:
     """3. Each holding equals the sum of its share entries, and no share entries lack a
     holding."""
     out.add(
@@ -206,7 +160,7 @@ def holdings_match_entries(out: _Collector, t: dict[str, str]) -> None:
             if shares is None
             else f"Account {account_id} shows {shares:,} shares of term {term_id} but its "
             f"ledger entries sum to {ledger:,} (off by {shares - ledger:+,})."
-            for account_id, term_id, shares, ledger in _rows(
+            for account_id, term_id, shares, ledger in rows(
                 f"""SELECT COALESCE(h.account_id, s.account_id), COALESCE(h.term_id, s.term_id),
                        h.shares, COALESCE(s.total, 0)
                 FROM {t["holding"]} h
@@ -232,11 +186,11 @@ def _term_label(term_id: int, phrase: str) -> str:
 _SOUND_TERMS = "SELECT * FROM {term} WHERE supply >= 0 AND reserve >= 0"
 
 
-def pools_match_entries(out: _Collector, t: dict[str, str]) -> None:
+def pools_match_entries(out: Collector, t: dict[str, str]) -> None:
     """4. Each term's reserve and supply equal the sums of its pool's entries: the cash the
     pool took in, and the shares it issued."""
     lines = []
-    for term_id, phrase, supply, reserve, pool_cash, pool_shares in _rows(
+    for term_id, phrase, supply, reserve, pool_cash, pool_shares in rows(
         f"""SELECT t.id, t.phrase, t.supply, t.reserve, COALESCE(p.cash, 0), COALESCE(p.shares, 0)
         FROM ({_SOUND_TERMS.format(term=t["term"])}) t
         LEFT JOIN (SELECT term_id,
@@ -261,21 +215,21 @@ def pools_match_entries(out: _Collector, t: dict[str, str]) -> None:
     out.add(lines, "pool problems")
 
 
-def nothing_negative(out: _Collector, t: dict[str, str]) -> None:
+def nothing_negative(out: Collector, t: dict[str, str]) -> None:
     """5. Nothing is negative: the cash of users and fee accounts (only the issuance account
     goes below zero, by what it minted), holdings, supplies and reserves."""
     out.add(
         [
             f"{_account_label(kind, account_id, username)} has negative cash: "
             f"{format_credits(cash)}."
-            for account_id, kind, username, cash in _rows(
-                f"""SELECT id, kind, username, cash FROM {_accounts_with_names(t)} a
+            for account_id, kind, username, cash in rows(
+                f"""SELECT id, kind, username, cash FROM {accounts_with_names(t)} a
                 WHERE kind <> 'issuance' AND cash < 0 ORDER BY id"""
             )
         ]
         + [
             f"Account {account_id} holds a negative {shares:,} shares of term {term_id}."
-            for account_id, term_id, shares in _rows(
+            for account_id, term_id, shares in rows(
                 f"""SELECT account_id, term_id, shares FROM {t["holding"]}
                 WHERE shares < 0 ORDER BY 1, 2"""
             )
@@ -283,7 +237,7 @@ def nothing_negative(out: _Collector, t: dict[str, str]) -> None:
         + [
             f"{_term_label(term_id, phrase)} has a negative supply ({supply:,}) or reserve "
             f"({reserve:,})."
-            for term_id, phrase, supply, reserve in _rows(
+            for term_id, phrase, supply, reserve in rows(
                 f"""SELECT id, phrase, supply, reserve FROM {t["term"]}
                 WHERE supply < 0 OR reserve < 0 ORDER BY id"""
             )
@@ -292,11 +246,11 @@ def nothing_negative(out: _Collector, t: dict[str, str]) -> None:
     )
 
 
-def reserves_on_the_curve(out: _Collector, t: dict[str, str]) -> None:
+def reserves_on_the_curve(out: Collector, t: dict[str, str]) -> None:
     """6. Each term's reserve equals cost(0, supply) on its curve: what buying every share
     in existence from nothing would have cost."""
     lines = []
-    for term_id, phrase, supply, reserve, p0, k in _rows(
+    for term_id, phrase, supply, reserve, p0, k in rows(
         f"""SELECT id, phrase, supply, reserve, p0, k FROM ({_SOUND_TERMS.format(term=t["term"])}) t
         ORDER BY id"""
     ):
@@ -310,13 +264,13 @@ def reserves_on_the_curve(out: _Collector, t: dict[str, str]) -> None:
     out.add(lines, "reserves off their curve")
 
 
-def supply_is_held(out: _Collector, t: dict[str, str]) -> None:
+def supply_is_held(out: Collector, t: dict[str, str]) -> None:
     """7. Each term's supply equals the sum of its holdings."""
     out.add(
         [
             f"{_term_label(term_id, phrase)} shows a supply of {supply:,} but holders hold "
             f"{held:,}."
-            for term_id, phrase, supply, held in _rows(
+            for term_id, phrase, supply, held in rows(
                 f"""SELECT t.id, t.phrase, t.supply, COALESCE(h.shares, 0)
                 FROM ({_SOUND_TERMS.format(term=t["term"])}) t
                 LEFT JOIN (SELECT term_id, SUM(shares) AS shares FROM {t["holding"]}
@@ -329,17 +283,17 @@ def supply_is_held(out: _Collector, t: dict[str, str]) -> None:
     )
 
 
-def money_adds_up(out: _Collector, t: dict[str, str]) -> None:
+def money_adds_up(out: Collector, t: dict[str, str]) -> None:
     """8. User cash + fees + reserves equal everything minted (grants + dividends +
     adjustments), and only those kinds of transaction mint."""
     lines = []
-    held_cash, fees, reserves = _rows(
+    held_cash, fees, reserves = rows(
         f"""SELECT (SELECT COALESCE(SUM(cash), 0) FROM {t["account"]} WHERE kind = 'user'),
                    (SELECT COALESCE(SUM(cash), 0) FROM {t["account"]} WHERE kind = 'fees'),
                    (SELECT COALESCE(SUM(reserve), 0) FROM {t["term"]})"""
     )[0]
     minted_by_kind = dict(
-        _rows(
+        rows(
             f"""SELECT x.kind, -SUM(e.amount) FROM {t["entry"]} e
             JOIN {t["txn"]} x ON x.id = e.transaction_id
             JOIN {t["account"]} a ON a.id = e.account_id
@@ -365,7 +319,7 @@ def money_adds_up(out: _Collector, t: dict[str, str]) -> None:
     out.add(lines, "money problems")
 
 
-def trades_in_sequence(out: _Collector, t: dict[str, str]) -> None:
+def trades_in_sequence(out: Collector, t: dict[str, str]) -> None:
     """9. Per term, trade versions run 1, 2, … without gaps up to the term's version, each
     trade starts at the supply the previous one left, and the last leaves the current supply."""
     out.add(
@@ -373,7 +327,7 @@ def trades_in_sequence(out: _Collector, t: dict[str, str]) -> None:
             f"Trade {trade_id} on term {term_id} has version {version:,} where {expected:,} was "
             f"expected, or starts at supply {before:,} where the previous trade left "
             f"{previous:,}."
-            for trade_id, term_id, version, expected, before, previous in _rows(
+            for trade_id, term_id, version, expected, before, previous in rows(
                 f"""SELECT id, term_id, term_version, expected, supply_before, previous FROM (
                     SELECT id, term_id, term_version, supply_before,
                            ROW_NUMBER() OVER w AS expected,
@@ -389,7 +343,7 @@ def trades_in_sequence(out: _Collector, t: dict[str, str]) -> None:
         [
             f"Term {term_id} (“{phrase}”) is at version {version:,} with supply {supply:,}, but "
             f"its trades number {count:,} and the last left supply {last_supply:,}."
-            for term_id, phrase, version, supply, count, last_supply in _rows(
+            for term_id, phrase, version, supply, count, last_supply in rows(
                 f"""SELECT t.id, t.phrase, t.version, t.supply, COALESCE(c.n, 0),
                            COALESCE(l.supply_after, 0)
                 FROM {t["term"]} t
@@ -405,7 +359,7 @@ def trades_in_sequence(out: _Collector, t: dict[str, str]) -> None:
     )
 
 
-def trades_match_entries(out: _Collector, t: dict[str, str]) -> None:
+def trades_match_entries(out: Collector, t: dict[str, str]) -> None:
     """10. Each trade's ledger entries move exactly the trade's amount, fee and shares."""
     out.add(
         [
@@ -422,7 +376,7 @@ def trades_match_entries(out: _Collector, t: dict[str, str]) -> None:
                 pool_cash,
                 fee_cash,
                 trader_shares,
-            ) in _rows(
+            ) in rows(
                 f"""SELECT tr.id, tr.side, tr.shares, tr.amount, tr.fee, s.trader_cash,
                            s.pool_cash, s.fee_cash, s.trader_shares
                 FROM {t["trade"]} tr
@@ -452,7 +406,7 @@ def trades_match_entries(out: _Collector, t: dict[str, str]) -> None:
     )
 
 
-def orders_match_fills(out: _Collector, t: dict[str, str]) -> None:
+def orders_match_fills(out: Collector, t: dict[str, str]) -> None:
     """12. Each limit order's fills are its trades, numbered without gaps, within its shares,
     its limit and its life, and every trade under a fill's key is that fill."""
     out.add(
@@ -460,7 +414,7 @@ def orders_match_fills(out: _Collector, t: dict[str, str]) -> None:
             f"Order {order_id} ({side} {shares:,} shares) shows {filled:,} filled in {fills:,} "
             f"fill(s), but its fills' trades hold {traded:,} shares in {count:,} fill(s) "
             f"numbered up to {top:,}."
-            for order_id, side, shares, filled, fills, traded, count, top in _rows(
+            for order_id, side, shares, filled, fills, traded, count, top in rows(
                 f"""SELECT o.id, o.side, o.shares, o.filled, o.fills, COALESCE(f.traded, 0),
                            COALESCE(f.n, 0), COALESCE(f.top, 0)
                 FROM {t["order"]} o
@@ -501,7 +455,7 @@ def orders_match_fills(out: _Collector, t: dict[str, str]) -> None:
                 wrong,
                 bad_key,
                 past_limit,
-            ) in _rows(
+            ) in rows(
                 f"""SELECT order_id, number, trade_id, side, limit_price, key, edge, trade_at,
                         wrong, bad_key, past_limit FROM (
                     SELECT o.id AS order_id, f.number, tr.id AS trade_id, o.side, o.limit_price,
@@ -532,74 +486,13 @@ def orders_match_fills(out: _Collector, t: dict[str, str]) -> None:
     out.add(
         [
             f"Trade {trade_id} has the fill key {trade_key!r} but is no order's fill."
-            for trade_id, trade_key in _rows(
+            for trade_id, trade_key in rows(
                 f"""SELECT tr.id, tr.key FROM {t["trade"]} tr
                 LEFT JOIN {t["fill"]} f ON f.trade_id = tr.id
                 WHERE tr.key LIKE 'order:%%:fill:%%' AND f.id IS NULL ORDER BY tr.id"""
             )
         ],
         "fill trades without their order",
-    )
-
-
-def dividends_follow_the_rule(out: _Collector, t: dict[str, str]) -> None:
-    """11. Each dividend recorded and paid what the shares held at its announcement earned
-    (none for a paper announced before the term was listed)."""
-    # Each trader's shares of each dividend's term at that dividend's announcement instant.
-    held_at_announcement = f"""
-        SELECT ev.id AS event_id, ev.transaction_id, tr.account_id,
-               SUM(CASE tr.side WHEN 'buy' THEN tr.shares ELSE -tr.shares END) AS shares
-        FROM {t["event"]} ev
-        JOIN {t["term"]} te ON te.id = ev.term_id AND ev.announced_at >= te.listed_at
-        JOIN {t["trade"]} tr ON tr.term_id = ev.term_id AND tr.created_at <= ev.announced_at
-        GROUP BY ev.id, ev.transaction_id, tr.account_id
-        HAVING SUM(CASE tr.side WHEN 'buy' THEN tr.shares ELSE -tr.shares END) > 0"""
-    out.add(
-        [
-            f"The dividend on term {term_id} (“{phrase}”) for paper {paper_id} recorded "
-            f"{recorded:,} shares, but {held:,} were held at its announcement ({at:%Y-%m-%d %H:%M} "
-            "UTC)" + (f" and it was paid by ledger transaction {txn_id}." if txn_id else ".")
-            for term_id, phrase, paper_id, recorded, held, at, txn_id in _rows(
-                f"""SELECT ev.term_id, te.phrase, ev.paper_id, ev.shares, COALESCE(h.shares, 0),
-                           ev.announced_at, ev.transaction_id
-                FROM {t["event"]} ev
-                JOIN {t["term"]} te ON te.id = ev.term_id
-                LEFT JOIN (SELECT event_id, SUM(shares) AS shares FROM ({held_at_announcement}) x
-                           GROUP BY event_id) h ON h.event_id = ev.id
-                WHERE ev.shares <> COALESCE(h.shares, 0)
-                   OR (ev.shares * ev.per_share <> 0) <> (ev.transaction_id IS NOT NULL)
-                ORDER BY ev.term_id, ev.paper_id"""
-            )
-        ],
-        "dividends that differ from the holdings at their announcement",
-    )
-    out.add(
-        [
-            f"Dividend transaction {txn_id} paid account {account_id} {paid:,} µ¢, but the "
-            f"shares it held at the announcements earned {owed:,} µ¢ "
-            f"(off by {paid - owed:+,} µ¢)."
-            for txn_id, account_id, paid, owed in _rows(
-                f"""WITH owed AS (
-                    SELECT h.transaction_id, h.account_id, SUM(h.shares * ev.per_share) AS amount
-                    FROM ({held_at_announcement}) h JOIN {t["event"]} ev ON ev.id = h.event_id
-                    WHERE h.transaction_id IS NOT NULL GROUP BY 1, 2
-                ), paid AS (
-                    SELECT e.transaction_id, e.account_id, SUM(e.amount) AS amount
-                    FROM {t["entry"]} e
-                    JOIN {t["txn"]} x ON x.id = e.transaction_id AND x.kind = 'dividend'
-                    JOIN {t["account"]} a ON a.id = e.account_id AND a.kind <> 'issuance'
-                    WHERE e.asset = 'cash' GROUP BY 1, 2
-                )
-                SELECT COALESCE(p.transaction_id, o.transaction_id),
-                       COALESCE(p.account_id, o.account_id),
-                       COALESCE(p.amount, 0), COALESCE(o.amount, 0)
-                FROM paid p FULL OUTER JOIN owed o
-                  ON o.transaction_id = p.transaction_id AND o.account_id = p.account_id
-                WHERE COALESCE(p.amount, 0) <> COALESCE(o.amount, 0)
-                ORDER BY 1, 2"""
-            )
-        ],
-        "dividend payments that differ from the holdings at the announcement",
     )
 
 
@@ -617,4 +510,6 @@ INVARIANTS: tuple[Invariant, ...] = (
     trades_match_entries,
     dividends_follow_the_rule,
     orders_match_fills,
+    authors_not_paid_for_their_own_words,
+    windows_are_the_papers,
 )

@@ -19,8 +19,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from . import curve
-from .models import Term, TermProposal
-from .notice_models import Follow, Notice
+from .models import Follow, Notice, Term, TermProposal
 from .units import format_credits
 
 # The choices a reader has for "tell me when it moves by more than …", in basis points.

@@ -19,8 +19,8 @@ every market write:
 the order every market write uses (term, then account), with the order row between them. A
 cancel or an expiry takes only the order row's lock, so it waits for a fill in progress, and a
 fill after it finds the order closed: a cancelled or expired order never fills. The fill's
-trade key is derived from the order and the fill's number (``order_book.fill_key``), so a
-retried fill trades once.
+trade key is derived from the order and the fill's number
+(``market.models.orders.fill_key``), so a retried fill trades once.
 
 Priority: within a side, limit then time (the highest buy limit, the lowest sell limit, then
 the oldest); between a reachable buy and a reachable sell, the older order first. Each fill
@@ -52,8 +52,7 @@ from peerrevenue.queueing import send_from_request
 
 from . import curve
 from .cash import balance, holding
-from .models import Account, Term, Trade
-from .order_book import Order
+from .models import Account, Order, Term, Trade
 from .refusals import (
     InsufficientCash,
     InsufficientShares,

@@ -54,3 +54,10 @@ def untradable(term: Term) -> TermNotTradable | None:
             + (f" Reason: {term.status_reason}" if term.status_reason else "")
         )
     return None
+
+
+# The per-trader trade limit's refusal (the web's trade and order forms, the API).
+TOO_FAST = (
+    "You are trading too fast: at most {limit:,} trades every {minutes} minutes. "
+    "Nothing was traded; wait a little and try again."
+)

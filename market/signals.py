@@ -16,7 +16,7 @@ from django.dispatch import receiver
 from papers.signals import history_stored, listings_announced
 from peerrevenue.queueing import send_from_request
 
-from . import notices, proposals, research, tasks, term_links, trends
+from . import highlighted_html, notices, proposals, research, tasks, trends
 from .cash import open_account
 from .dividends import pay_dividends_for_day
 from .models import Term
@@ -54,7 +54,7 @@ def pay_announced_dividends(sender, *, category, date, **kwargs) -> None:
     # The new listings start fresh mention trends and need their terms highlighted: do both
     # here, in the worker, rather than on the first reader's request.
     trends.count_all_listed()
-    term_links.keep_recent_highlights()
+    highlighted_html.keep_recent_highlights()
     research.recount(months=[date])
 
 

@@ -1,5 +1,7 @@
 """Read-side figures for the market pages: prices then and now, holders, mentions, price series,
-portfolios and the leaderboard.
+portfolios.
+
+The leaderboards are ``market.leaderboards``.
 
 Every function here only reads. Each one costs a fixed number of queries however many terms,
 holdings or traders there are: figures over many rows are computed by the database (annotated
@@ -28,7 +30,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db.models import (
     Count,
-    Exists,
     F,
     Max,
     OuterRef,
@@ -39,7 +40,7 @@ from django.db.models import (
     Value,
     Window,
 )
-from django.db.models.functions import Abs, Coalesce, Lower, Rank
+from django.db.models.functions import Abs, Coalesce, Lower
 from django.urls import reverse
 from django.utils import timezone
 
@@ -50,7 +51,6 @@ from peerrevenue.db import prepared_rows
 from . import curve, public_names
 from .cash import cash_of
 from .models import (
-    Account,
     DividendEvent,
     Entry,
     Holding,
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 
 RECENT_ANNOUNCEMENT_DAYS = 7
 
-# Money that was given rather than earned; the leaderboard subtracts it from net worth.
+# Money that was given rather than earned; the leaderboards subtract it from net worth.
 GIVEN_KINDS = (LedgerTransaction.Kind.GRANT, LedgerTransaction.Kind.ADJUSTMENT)
 
 _big = curve.big
@@ -156,17 +156,6 @@ class MarketFigures(DayChange):
     traded_7d: int
     move_1d_bp: int
     move_7d_bp: int
-
-
-class AccountFigures(TypedDict):
-    holdings_value: int
-    granted: int
-    net_worth: int
-    score: int
-
-
-class RankedAccountFigures(AccountFigures):
-    rank: int
 
 
 class HistoryFigures(TypedDict):
@@ -605,81 +594,3 @@ def account_history(*, user) -> QuerySet[WithAnnotations[Entry, HistoryFigures]]
         )
         .order_by("-id")
     )
-
-
-# Leaderboard ------------------------------------------------------------------------------
-
-
-def _sell_back_sql():
-    """SQL for ``sell_back_value`` of a Holding row: curve proceeds minus the fee."""
-    amount = curve.proceeds_sql(
-        n=F("term__supply"), d=F("shares"), p0=F("term__p0"), k=F("term__k")
-    )
-    return _big(amount - curve.fee_sql(amount, basis_points=settings.MARKET_FEE_BASIS_POINTS))
-
-
-def valued_accounts() -> QuerySet[WithAnnotations[Account, AccountFigures]]:
-    """Every user's account, annotated with ``holdings_value`` (sell-back value of all
-    holdings), ``net_worth`` (cash plus that), ``granted`` (starting grant and adjustments) and
-    ``score`` (net worth minus granted). One statement, so the figures are of one instant."""
-    holdings_value = (
-        Holding.objects.filter(account=OuterRef("pk"), shares__gt=0)
-        .order_by()
-        .values("account")
-        .annotate(total=Sum(_sell_back_sql()))
-        .values("total")
-    )
-    granted = (
-        Entry.objects.filter(
-            account=OuterRef("pk"),
-            asset=Entry.Asset.CASH,
-            transaction__kind__in=GIVEN_KINDS,
-        )
-        .order_by()
-        .values("account")
-        .annotate(total=Sum("amount"))
-        .values("total")
-    )
-    return Account.objects.users().annotate(
-        holdings_value=Coalesce(Subquery(holdings_value, output_field=_BIG), Value(0)),
-        granted=Coalesce(Subquery(granted, output_field=_BIG), Value(0)),
-        net_worth=_big(F("cash") + F("holdings_value")),
-        score=_big(F("net_worth") - F("granted")),
-    )
-
-
-def scored_accounts() -> QuerySet[WithAnnotations[Account, AccountFigures]]:
-    """Traders' accounts (active users with at least one trade), annotated as by
-    ``valued_accounts``."""
-    return (
-        valued_accounts()
-        .filter(user__is_active=True)
-        .filter(Exists(Trade.objects.filter(account=OuterRef("pk"))))
-    )
-
-
-def leaderboard() -> QuerySet[WithAnnotations[Account, RankedAccountFigures]]:
-    """Traders ranked by score, best first; ties share a rank. Rows carry ``rank``."""
-    return (
-        scored_accounts()
-        .select_related("user")
-        .annotate(rank=Window(Rank(), order_by=F("score").desc()))
-        .order_by("-score", "user__username", "pk")
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    rank: int
-    of: int
-    account: Account  # annotated as by scored_accounts()
-
-
-def standing(*, user) -> Standing | None:
-    """The user's place on the leaderboard, or None before their first trade. Three queries."""
-    mine = scored_accounts().filter(user=user).first()
-    if mine is None:
-        return None
-    ranked = scored_accounts()
-    better = ranked.filter(score__gt=mine.score).count()
-    return Standing(rank=better + 1, of=ranked.count(), account=mine)

@@ -68,7 +68,7 @@ def snapshot_net_worth(date_iso: str | None = None) -> int:
 @shared_task(name="market.tasks.keep_highlights")
 def keep_highlights() -> int:
     """Highlight the newest papers for the current term set ahead of their readers."""
-    from .term_links import keep_recent_highlights
+    from .highlighted_html import keep_recent_highlights
 
     return keep_recent_highlights()
 

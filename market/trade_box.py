@@ -19,9 +19,7 @@ from peerrevenue.db import prepared_rows
 
 from . import notices
 from .cash import balance
-from .models import Account, Holding, Term
-from .notice_models import Follow
-from .order_book import Order
+from .models import Account, Follow, Holding, Order, Term
 
 FACT = "trade_box"
 

@@ -1,5 +1,5 @@
 """Why a paper counted for a term: the matched words marked in their sentence, and the rule of
-``market/rules.md`` ("How mentions are counted") that matched them.
+the rulebook (``market/rulebook.py``, on the rules page) that matched them.
 
 It asks the one matcher (``market.highlighting``) over the same texts the dividends read (the
 title and the abstract, each alone), with every listed term, so the longest-match rule decides
@@ -8,13 +8,17 @@ here as it did when the paper was counted; the term itself is added if it is no 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
+from papers.calendar import NEW_YORK
 from papers.models import Paper
 
 from .highlighting import Match, Matcher, current_matcher
 from .models import DividendEvent, Mention, Term
+from .rulebook import cite
+from .withholding import withheld_on
 
 _SEPARATORS = re.compile(r"[\s~\-\u2010\u2011]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$\\(])")
@@ -31,11 +35,23 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
+class Window:
+    """The paper's submission window, in New York time as the rules page states it."""
+
+    opens: dt.datetime
+    closes: dt.datetime
+    source: str  # what it opened with, in words
+
+
+@dataclass(frozen=True, slots=True)
 class Why:
     paper: Paper
     date: object  # the announcement date it was counted on
     places: list[Place]
     paid: DividendEvent | None
+    window: Window | None = None
+    withheld_shares: int = 0  # held by the paper's verified authors, not paid
+    withheld_amount: int = 0
 
 
 def _norm(text: str) -> str:
@@ -61,27 +77,30 @@ def rules_for(
             continue
         if is_alias:
             rules.append(
-                f"Alias: “{variant}” is listed as another spelling of “{phrase}” (rule 5)."
+                f"Alias: “{variant}” is listed as another spelling of “{phrase}” "
+                f"({cite('aliases')})."
             )
         if plural:
-            rules.append(f"Plural: the last word takes “{plural}” (rule 3).")
+            rules.append(f"Plural: the last word takes “{plural}” ({cite('plurals')}).")
         stem = matched[: len(matched) - len(plural)] if plural else matched
         spaced = re.sub(r"\s+", " ", stem.lower()) != re.sub(r"\s+", " ", variant.lower())
         if " " in base and spaced:
-            rules.append("Hyphens and spaces between its words are the same (rule 4).")
+            rules.append(f"Hyphens and spaces between its words are the same ({cite('spacing')}).")
         if stem != variant and stem.lower() == variant.lower():
-            rules.append("Case does not matter (rule 1).")
+            rules.append(f"Case does not matter ({cite('case')}).")
         if not rules:
-            rules.append("Exactly the term's words (rule 2: whole words).")
+            rules.append(f"Exactly the term's words ({cite('whole-words')}).")
         break
     tail = text[match.end :]
     if _POSSESSIVE.match(tail):
-        rules.append("Followed by a possessive ’s, which counts as the word itself.")
+        rules.append(
+            f"Followed by a possessive ’s, which leaves the word whole ({cite('possessives')})."
+        )
     head = text[: match.start]
     if re.search(r"\w[\-\u2010\u2011]$", head) or re.match(r"^[\-\u2010\u2011]\w", tail):
         rules.append(
             "Part of a hyphenated compound: a hyphen separates words, so the term counts "
-            "within it (rule 2)."
+            f"within it ({cite('hyphenated')})."
         )
     return rules
 
@@ -132,4 +151,20 @@ def explain(*, term: Term, arxiv_id: str) -> Why | None:
                 )
             )
     paid = DividendEvent.objects.filter(term=term, paper=paper).first()
-    return Why(paper=paper, date=mention.date, places=places, paid=paid)
+    if paid is None:
+        return Why(paper=paper, date=mention.date, places=places, paid=None)
+    withheld_shares, withheld_amount = withheld_on(paid)
+    window = Window(
+        opens=paid.window_opens_at.astimezone(NEW_YORK),
+        closes=paid.announced_at.astimezone(NEW_YORK),
+        source=paid.get_window_source_display(),
+    )
+    return Why(
+        paper=paper,
+        date=mention.date,
+        places=places,
+        paid=paid,
+        window=window,
+        withheld_shares=withheld_shares,
+        withheld_amount=withheld_amount,
+    )

@@ -1,8 +1,9 @@
-"""Bringing a category in from the admin: enable its daily ingest and fetch its recent past.
+"""A category's past listings from the arXiv API (``backfill``: the ``backfill`` command), and
+bringing a category in from the admin: enable its daily ingest and fetch its recent past.
 
-The fetch runs in the Celery worker (it pages through the arXiv API for minutes); one
-IngestRun row, "running" until it ends, shows its progress on the category's admin page, and
-each stored day leaves its own run there too.
+From the admin the fetch runs in the Celery worker (it pages through the arXiv API for
+minutes); one IngestRun row, "running" until it ends, shows its progress on the category's
+admin page, and each stored day leaves its own run there too.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
+from collections.abc import Callable
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
@@ -19,7 +22,10 @@ from django.utils import timezone
 from peerrevenue.queueing import send_from_request
 
 from . import ingest
+from .arxiv.client import fetch_api
 from .arxiv.errors import IngestError
+from .arxiv.queries import page_params, submitted_between
+from .arxiv.records import ParsedFeed, ParsedRecord
 from .models import Category, IngestRun
 
 logger = logging.getLogger(__name__)
@@ -92,7 +98,7 @@ def run_backfill(*, category: Category, since: dt.date, until: dt.date | None) -
         )
 
     try:
-        ingest.backfill(category=category, since=since, until=until, on_page=on_page)
+        backfill(category=category, since=since, until=until, on_page=on_page)
     except IngestError as exc:
         progress.refresh_from_db()
         progress.status = IngestRun.Status.FAILED
@@ -115,3 +121,57 @@ def run_backfill(*, category: Category, since: dt.date, until: dt.date | None) -
     progress.save()
     logger.info("%s of %s: %s", label, category.code, progress.status)
     return progress
+
+
+def backfill(
+    *,
+    category: Category,
+    since: dt.date,
+    until: dt.date | None = None,
+    page_size: int = 100,
+    on_page: Callable[[int, int], None] | None = None,
+) -> list[IngestRun]:
+    """Store a category's past listings from the arXiv API, one transaction per listing day.
+
+    Pages through `cat:<code>` submissions from `since` to `until` (inclusive submission dates)
+    in ascending submission order, dating each by `announcement_date_for`. Because that order
+    makes announcement dates non-decreasing, a day is complete (and written) as soon as a later
+    day shows up. `on_page(done, total)` reports progress. Re-running is harmless.
+    """
+    until = until or timezone.now().date()
+    if until < since:
+        raise IngestError(f"--until ({until}) is before --since ({since}).")
+    search = submitted_between(category_code=category.code, since=since, until=until)
+    runs: list[IngestRun] = []
+    pending: dict[dt.date, list[ParsedRecord]] = {}
+
+    def flush(days: list[dt.date]) -> None:
+        for day in sorted(days):
+            parsed = ParsedFeed(format="api", date=day, entries=pending.pop(day))
+            source = f"{settings.ARXIV_API_URL}?search_query={search.query} (backfill {day})"
+            runs.append(ingest.ingest_feed(category=category, parsed=parsed, source=source))
+
+    start = 0
+    total: int | None = None
+    while total is None or start < total:
+        try:
+            page = fetch_api(page_params(search, start=start, size=page_size))
+        except IngestError as exc:
+            failed = IngestRun.objects.create(
+                category=category, source=f"{settings.ARXIV_API_URL} (backfill from {since})"
+            )
+            ingest.record_failure(failed, exc)
+            raise
+        total = page.total_results if page.total_results is not None else len(page.entries)
+        if not page.entries:
+            break
+        for entry in page.entries:
+            assert entry.announced_on is not None  # the API parser dates every entry
+            pending.setdefault(entry.announced_on, []).append(entry)
+        start += len(page.entries)
+        latest = max(pending)
+        flush([day for day in pending if day < latest])
+        if on_page:
+            on_page(min(start, total), total)
+    flush(list(pending))
+    return runs

@@ -25,6 +25,33 @@ def announced_at(listing_date: dt.date) -> dt.datetime:
     return local.astimezone(dt.UTC)
 
 
+def _working_day_before(day: dt.date) -> dt.date:
+    """The weekday before ``day`` on which arXiv works (not a weekend, not a holiday)."""
+    day -= dt.timedelta(days=1)
+    while day.weekday() >= 5 or is_holiday(day):
+        day -= dt.timedelta(days=1)
+    return day
+
+
+def submission_deadline(listing_date: dt.date) -> dt.datetime:
+    """The 14:00 New York deadline that closed the submissions listed on ``listing_date``: the
+    working day before it (Friday for Monday), holidays kept. UTC."""
+    day = _working_day_before(listing_date)
+    return dt.datetime.combine(day, SUBMISSION_DEADLINE, tzinfo=NEW_YORK).astimezone(dt.UTC)
+
+
+def submission_period_start(listing_date: dt.date) -> dt.datetime:
+    """When the submissions listed on ``listing_date`` began: the deadline before the one that
+    closed them (Monday's listing: Thursday 14:00 to Friday 14:00; Tuesday's: Friday to
+    Monday), holidays kept, so a paper listed that day was submitted at or after it. UTC.
+
+    The market's submission window (market/windows.py) opens here for a paper whose source
+    gave no submission time.
+    """
+    day = _working_day_before(_working_day_before(listing_date))
+    return dt.datetime.combine(day, SUBMISSION_DEADLINE, tzinfo=NEW_YORK).astimezone(dt.UTC)
+
+
 def announcement_date_for(submitted_at: dt.datetime, *, holidays: bool = False) -> dt.date:
     """The date of the listing that announces a submission made at `submitted_at`.
 

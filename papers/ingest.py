@@ -1,11 +1,10 @@
-"""Store what arXiv announced: the write, the backfill, and one ingest at a time per category.
+"""Store what arXiv announced: the write, and one ingest at a time per category.
 
 Reading arXiv (fetching, parsing, enriching) lives in ``papers.arxiv``; this module takes its
 ``ParsedFeed`` and writes it:
 
 - ``ingest_feed`` stores one parsed feed in one transaction and records an ``IngestRun``;
 - ``ingest_category`` chains fetch (or read a file) → parse → enrich → write for one category;
-- ``backfill`` pages through the API by search and writes one transaction per listing day;
 - ``ingest_lock`` keeps two workers from ingesting one category at once;
 - ``typeset_paper`` renders a paper's TeX, shared with the ``retypeset`` command.
 
@@ -18,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -31,17 +30,16 @@ from django.utils import timezone
 
 from papers import leases
 from papers.arxiv.api import parse_api
-from papers.arxiv.client import fetch, fetch_api, too_large
+from papers.arxiv.client import fetch, too_large
 from papers.arxiv.documents import parse_feed
 from papers.arxiv.enrichment import enrich_or_fail, enrich_quietly, merge_found
 from papers.arxiv.errors import FetchError, IngestError
 from papers.arxiv.fields import clean
-from papers.arxiv.queries import page_params, submitted_between
-from papers.arxiv.records import ParsedEntry, ParsedFeed
+from papers.arxiv.records import ParsedFeed, ParsedRecord
 from papers.models import Category, IngestRun, Listing, Paper, PaperVersion
 from papers.signals import listings_announced
 
-__all__ = ["FetchError", "IngestError", "backfill", "ingest_category", "ingest_feed", "ingest_lock"]
+__all__ = ["FetchError", "IngestError", "ingest_category", "ingest_feed", "ingest_lock"]
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +99,7 @@ class _Counts:
     listings_created: int = 0
 
 
-def _authors_json(entry: ParsedEntry, previous: list[dict[str, str]]) -> list[dict[str, str]]:
+def _authors_json(entry: ParsedRecord, previous: list[dict[str, str]]) -> list[dict[str, str]]:
     """Author dicts for the entry, keeping affiliations we knew when the feed omits them, and
     the renderings of what did not change (so an unchanged byline is not typeset again)."""
     old = previous if [a.get("name") for a in previous] == [a.name for a in entry.authors] else []
@@ -121,7 +119,7 @@ def _authors_json(entry: ParsedEntry, previous: list[dict[str, str]]) -> list[di
     return authors
 
 
-def _apply(paper: Paper, entry: ParsedEntry) -> None:
+def _apply(paper: Paper, entry: ParsedRecord) -> None:
     """Bring a paper up to date with an entry of the same or a newer version, in memory.
 
     Empty values in the entry never erase what we know (an unenriched re-run must not undo an
@@ -153,7 +151,7 @@ def _snapshot(paper: Paper) -> dict[str, Any]:
     return {name: getattr(paper, name) for name in WRITTEN_FIELDS}
 
 
-def _announce_type(entry: ParsedEntry, category: Category) -> str:
+def _announce_type(entry: ParsedRecord, category: Category) -> str:
     if entry.announce_type:
         return entry.announce_type
     own = entry.primary_category == category.code
@@ -462,7 +460,8 @@ def _announce(*, category: Category, date: dt.date) -> None:
             )
 
 
-def _record_failure(run: IngestRun, exc: BaseException) -> None:
+def record_failure(run: IngestRun, exc: BaseException) -> None:
+    """Close ``run`` as failed with what went wrong, and nothing counted as stored."""
     run.status = IngestRun.Status.FAILED
     run.error = str(exc) or type(exc).__name__
     run.finished_at = timezone.now()
@@ -536,10 +535,10 @@ def ingest_feed(
         return already.run
     except Exception as exc:
         if isinstance(exc, IngestError):
-            _record_failure(run, exc)
+            record_failure(run, exc)
             raise
         error = IngestError(f"Storing the feed failed: {exc}")
-        _record_failure(run, error)
+        record_failure(run, error)
         raise error from exc
     logger.info(
         "Ingested %s %s: %d items, %d papers created, %d updated, %d listings created",
@@ -604,7 +603,7 @@ def ingest_category(
         if listed_on is not None:
             _move_day(parsed, to=listed_on)
     except Exception as exc:
-        _record_failure(run, exc)
+        record_failure(run, exc)
         raise
     if enrich is None and file is None and settings.ARXIV_ENRICH:
         enrich_quietly(parsed)
@@ -627,65 +626,6 @@ def _move_day(parsed: ParsedFeed, *, to: dt.date) -> None:
         )
         for entry in parsed.entries
     ]
-
-
-# --------------------------------------------------------------------------------------------
-# Backfill
-# --------------------------------------------------------------------------------------------
-
-
-def backfill(
-    *,
-    category: Category,
-    since: dt.date,
-    until: dt.date | None = None,
-    page_size: int = 100,
-    on_page: Callable[[int, int], None] | None = None,
-) -> list[IngestRun]:
-    """Store a category's past listings from the arXiv API, one transaction per listing day.
-
-    Pages through `cat:<code>` submissions from `since` to `until` (inclusive submission dates)
-    in ascending submission order, dating each by `announcement_date_for`. Because that order
-    makes announcement dates non-decreasing, a day is complete (and written) as soon as a later
-    day shows up. `on_page(done, total)` reports progress. Re-running is harmless.
-    """
-    until = until or timezone.now().date()
-    if until < since:
-        raise IngestError(f"--until ({until}) is before --since ({since}).")
-    search = submitted_between(category_code=category.code, since=since, until=until)
-    runs: list[IngestRun] = []
-    pending: dict[dt.date, list[ParsedEntry]] = {}
-
-    def flush(days: list[dt.date]) -> None:
-        for day in sorted(days):
-            parsed = ParsedFeed(format="api", date=day, entries=pending.pop(day))
-            source = f"{settings.ARXIV_API_URL}?search_query={search.query} (backfill {day})"
-            runs.append(ingest_feed(category=category, parsed=parsed, source=source))
-
-    start = 0
-    total: int | None = None
-    while total is None or start < total:
-        try:
-            page = fetch_api(page_params(search, start=start, size=page_size))
-        except IngestError as exc:
-            failed = IngestRun.objects.create(
-                category=category, source=f"{settings.ARXIV_API_URL} (backfill from {since})"
-            )
-            _record_failure(failed, exc)
-            raise
-        total = page.total_results if page.total_results is not None else len(page.entries)
-        if not page.entries:
-            break
-        for entry in page.entries:
-            assert entry.announced_on is not None  # the API parser dates every entry
-            pending.setdefault(entry.announced_on, []).append(entry)
-        start += len(page.entries)
-        latest = max(pending)
-        flush([day for day in pending if day < latest])
-        if on_page:
-            on_page(min(start, total), total)
-    flush(list(pending))
-    return runs
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from peerrevenue.pagination import page_number
 from . import search
 
 DATE_MESSAGE = "Give the date as YYYY-MM-DD, e.g. 2026-11-02."
+SORT_MESSAGE = "Sort by relevance or by date (newest first)."
 
 
 class SearchForm(forms.Form):
@@ -21,6 +22,11 @@ class SearchForm(forms.Form):
     category = forms.CharField(required=False, max_length=40)
     since = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
     until = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
+    sort = forms.ChoiceField(
+        required=False,
+        choices=list(search.SORTS.items()),
+        error_messages={"invalid_choice": SORT_MESSAGE},
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -31,12 +37,19 @@ class SearchForm(forms.Form):
 @require_GET
 def search_page(request: HttpRequest) -> HttpResponse:
     form = SearchForm(request.GET)
-    context: dict = {"form": form, "nav": "search", "q": request.GET.get("q", "")}
+    context: dict = {
+        "form": form,
+        "nav": "search",
+        "q": request.GET.get("q", ""),
+        "sorts": search.SORTS,
+        "sort": search.RELEVANCE,
+    }
     if not form.is_valid():
         context["errors"] = [error for errors in form.errors.values() for error in errors]
         return render(request, "papers/search.html", context, status=400)
     data = form.cleaned_data
     text = data["q"]
+    context["sort"] = data["sort"] or search.RELEVANCE
     arxiv_id = search.arxiv_id_in(text)
     if arxiv_id:
         paper = search.find_paper(arxiv_id)
@@ -57,7 +70,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
     if query.has_text or query.categories or query.date_from or query.date_to:
         try:
             with search.refusals_as_messages():
-                results = search.results(query, page=page_number(request))
+                results = search.results(query, page=page_number(request), sort=context["sort"])
         except search.SearchError as exc:
             context["errors"] = [str(exc)]
             return render(request, "papers/search.html", context, status=400)

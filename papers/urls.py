@@ -18,6 +18,7 @@ urlpatterns = [
     path("list/<str:code>/<str:date>/", views.category_listing, name="category_date"),
     re_path(rf"^abs/{ARXIV_ID}/$", views.paper_detail, name="paper"),
     re_path(rf"^abs/{ARXIV_ID}v\d+/$", views.paper_version_redirect),
+    re_path(rf"^abs/{ARXIV_ID}/cite\.bib$", views.paper_bibtex, name="paper_bibtex"),
     path("watching/", views.watching, name="watching"),
     # Names may hold a slash ("J. Smith/ACME" happens in feeds): the rest of the path is the name.
     path("author/<path:name>/", views.author, name="author"),

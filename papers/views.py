@@ -22,7 +22,7 @@ from peerrevenue import keep
 from peerrevenue.pagination import number_of, paginate
 from peerrevenue.ratelimit import refuse_if_too_many
 
-from . import days, entries, search, streams
+from . import bibtex, code_links, days, entries, search, streams
 from .categories import CS_CATEGORIES
 from .models import Category, Paper, author_page
 from .typesetting import tex_to_text
@@ -32,6 +32,20 @@ DEFAULT_CATEGORY = "cs.DC"
 MAX_AUTHOR_NAME = 300  # arXiv's longest bylines have names well under 100 characters
 MAX_PAGE = 1_000_000  # past any author's last page; keeps a hand-typed ?page= a valid OFFSET
 DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+# A category's days of papers, the same for every reader: under its code, the day and page
+# asked for and today's date ("yet" and the headings' years depend on it), versioned by the
+# category's stamp (its listings and their papers) and the term set. Prices are holes; a watch
+# moves no stamp. Not in the shared cache: made from kept entries in two queries, it costs
+# less than pickling 180 kB into Redis after each change (and fetching it in every process).
+CATEGORY_DAYS: keep.Cached[keep.Piece] = keep.Cached(
+    "category-page", stamps=("category", "terms"), size=keep.piece_size, shared=False
+)
+# A paper's page, the same for every reader: versioned by the paper's stamp (it, its listings,
+# its versions), the categories' names it shows and the term set.
+PAPER: keep.Cached[keep.Piece] = keep.Cached(
+    "paper", stamps=("paper", "categories", "terms"), size=keep.piece_size
+)
 
 
 def parse_listing_date(value: str) -> dt.date:
@@ -112,16 +126,13 @@ def _category_response(
     # ("yet" and the headings' years depend on it). Prices are holes; a watch moves no stamp.
     today = timezone.localdate()
     number = request.GET.get("page")
-    piece = keep.get_or_make(
-        keep.key(
-            "category-page", code, facts["category", code], facts["terms"], until, number, today
-        ),
-        lambda: _category_piece(code=code, until=until, query=request.GET.copy(), facts=facts),
-        size=keep.piece_size,
-        # Not in the shared cache: made from kept entries in two queries, it costs less than
-        # pickling 180 kB into Redis on the first request after each change (and fetching it
-        # back in every other process).
-        shared=False,
+    piece = CATEGORY_DAYS.get(
+        facts,
+        code,
+        until,
+        number,
+        today,
+        make=lambda: _category_piece(code=code, until=until, query=request.GET.copy(), facts=facts),
     )
     watchers = facts["watchers", code]
     context = {
@@ -247,12 +258,8 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 def _paper_response(request: HttpRequest, facts: keep.Facts, arxiv_id: str) -> HttpResponse:
     # The same for every reader, keyed by the paper's stamp (it, its listings, its versions)
     # and the categories' names it shows.
-    piece = keep.get_or_make(
-        keep.key("paper", arxiv_id, facts["paper", arxiv_id], facts["categories"], facts["terms"]),
-        lambda: _paper_piece(arxiv_id=arxiv_id, facts=facts),
-        size=keep.piece_size,
-    )
-    context = {"paper_html": piece.html, **piece.values}
+    piece = PAPER.get(facts, arxiv_id, make=lambda: _paper_piece(arxiv_id=arxiv_id, facts=facts))
+    context = {"paper_html": piece.html, "arxiv_id": arxiv_id, **piece.values}
     return keep.respond(request, "papers/paper.html", context, pieces=["paper_html"])
 
 
@@ -261,6 +268,8 @@ def _paper_piece(*, arxiv_id: str, facts: keep.Facts) -> keep.Piece:
     listings = paper.listings.select_related("category").order_by("date", "category__code")
     context = {
         "paper": paper,
+        "bibtex": bibtex.entry(paper),
+        "code_links": code_links.of_paper(paper),
         "listings": listings,
         "versions": paper.version_history(paper.versions.all()),
         "subjects": subjects_of(paper),
@@ -286,6 +295,15 @@ def subjects_of(paper: Paper) -> list[SimpleNamespace]:
         SimpleNamespace(code=code, name=names.get(code, ""), primary=code == paper.primary_category)
         for code in codes
     ]
+
+
+def paper_bibtex(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """The paper's BibTeX entry as a ``.bib`` file: the Cite control's download, which works
+    without JavaScript."""
+    paper = get_object_or_404(Paper.objects.visible(), arxiv_id=arxiv_id)
+    response = HttpResponse(bibtex.entry(paper), content_type="text/x-bibtex; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{bibtex.file_name(arxiv_id)}"'
+    return response
 
 
 def paper_version_redirect(request: HttpRequest, arxiv_id: str) -> HttpResponse:

@@ -128,11 +128,12 @@ def prepared_rows(
 def insert_unnest(
     model: type[models.Model],
     *,
-    arrays: Mapping[str, Sequence[int]],
+    arrays: Mapping[str, Sequence[Constant]],
     constants: Mapping[str, Constant] | None = None,
     unique: Sequence[str] = (),
 ) -> None:
-    """Insert one row per position of the equal-length integer ``arrays`` (field name → values),
+    """Insert one row per position of the equal-length ``arrays`` (field name → values, each
+    cast to an array of its column's type),
     each row also taking the ``constants`` (field name → value), in ONE statement:
     ``INSERT … SELECT FROM unnest(…)``.
 
@@ -146,11 +147,19 @@ def insert_unnest(
     meta = model._meta
     quote = connection.ops.quote_name
 
-    def column(name: str) -> str:
+    def field_of(name: str) -> models.Field:
         field = meta.get_field(name)
         if not isinstance(field, models.Field) or field.column is None:
             raise ValueError(f"{model.__name__}.{name} is not a column")
-        return quote(field.column)
+        return field
+
+    def column(name: str) -> str:
+        return quote(field_of(name).column)
+
+    def array_type(name: str) -> str:
+        # A foreign key's column is its target's key: bigint here, as every key of the site.
+        field = field_of(name)
+        return "bigint" if field.is_relation else field.db_type(connection) or "bigint"
 
     names = [*arrays, *constants]
     aliases = [f"a{i}" for i in range(len(arrays))]
@@ -158,12 +167,13 @@ def insert_unnest(
     sql = (
         f"INSERT INTO {quote(meta.db_table)} ({', '.join(column(n) for n in names)}) "
         f"SELECT {', '.join(selected)} "
-        f"FROM unnest({', '.join(['%s::bigint[]'] * len(arrays))}) AS rows({', '.join(aliases)})"
+        f"FROM unnest({', '.join(f'%s::{array_type(n)}[]' for n in arrays)}) "
+        f"AS rows({', '.join(aliases)})"
     )
     if unique:
         sql += f" ON CONFLICT ({', '.join(column(n) for n in unique)}) DO NOTHING"
     # Parameters in the order of the placeholders: the SELECT list's constants come first.
-    params: list[Constant | list[int]] = [
+    params: list[Constant | list[int] | list[Constant]] = [
         *constants.values(),
         *(list(values) for values in arrays.values()),
     ]

@@ -10,7 +10,8 @@ One idea, used by every page that keeps anything:
   stamp with no call to remember. Apps register the facts they offer (``fact``); a few are
   read for every kept page (``every_page=True``: the term set, which highlighting shows
   everywhere, and the prices that fill its holes).
-- **Keys** are made of a piece's name and the facts it shows (``key``). A key is never
+- **Keys** are made of a piece's name and the facts it shows, declared once per piece
+  (``Cached``: its name and its stamps; ``key`` underneath). A key is never
   invalidated: a write moves a fact, the next request reads the new fact, so it asks for a
   new key, and the old entry is never read again and ages out.
 - **One two-level store** (``get_or_make``): this process's memory in front of the shared
@@ -35,9 +36,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +50,7 @@ from django.utils.safestring import mark_safe
 
 from . import freshness, replicas
 from .db import prepared_row
+from .lru import SizedLRU
 from .middleware import replace_content
 
 T = TypeVar("T")
@@ -150,7 +150,17 @@ def facts_of(request: HttpRequest) -> Facts:
 # kept under the same facts, and two releases side by side in a rolling deploy must not share.
 # So every key carries a digest of the site's code and templates, read once a process (about
 # three hundred files, a few milliseconds): nothing to remember to bump.
-_SOURCE_DIRECTORIES = ("accounts", "library", "market", "papers", "peerrevenue", "templates")
+_SOURCE_DIRECTORIES = (
+    "accounts",
+    "api",
+    "authorship",
+    "discussion",
+    "library",
+    "market",
+    "papers",
+    "peerrevenue",
+    "templates",
+)
 
 
 def _code_digest() -> str:
@@ -176,41 +186,7 @@ def key(name: str, *parts: object) -> str:
 # The two-level store ------------------------------------------------------------------------
 
 
-class SizedLRU(Generic[T]):
-    """This process's entries by key, dropping the least recently used once their sizes pass
-    the budget: one hostile abstract of megabytes must not pin thousands of copies."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.held = 0
-        self.entries: OrderedDict[Hashable, tuple[T, int]] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, name: Hashable) -> T | None:
-        with self.lock:
-            found = self.entries.get(name)
-            if found is None:
-                return None
-            self.entries.move_to_end(name)
-            return found[0]
-
-    def put(self, name: Hashable, value: T, size: int) -> None:
-        with self.lock:
-            old = self.entries.pop(name, None)
-            if old is not None:
-                self.held -= old[1]
-            self.entries[name] = (value, size)
-            self.held += size
-            while self.held > self.budget and self.entries:
-                self.held -= self.entries.popitem(last=False)[1][1]
-
-    def clear(self) -> None:
-        with self.lock:
-            self.entries.clear()
-            self.held = 0
-
-
-_local: SizedLRU[Any] = SizedLRU(LOCAL_CHARACTERS)
+in_process: SizedLRU[Any] = SizedLRU(LOCAL_CHARACTERS)
 
 
 def get_or_make(
@@ -226,16 +202,16 @@ def get_or_make(
     (values cheaper to make than to unpickle)."""
     if freshness.checking():
         return make()
-    found = _local.get(name)
+    found = in_process.get(name)
     if found is None and shared:
         found = cache.get(name)
         if found is not None:
-            _local.put(name, found, size(found))
+            in_process.put(name, found, size(found))
     if found is None:
         found = make()
         if shared:
             cache.set(name, found, seconds)
-        _local.put(name, found, size(found))
+        in_process.put(name, found, size(found))
     elif freshness.verifying():
         with freshness.made_afresh():
             freshness.check(name, found, make())
@@ -259,7 +235,7 @@ def get_or_make_many(
     found: dict[K, T] = {}
     wanted: dict[str, K] = {}
     for item, name in names.items():
-        value = _local.get(name)
+        value = in_process.get(name)
         if value is not None:
             found[item] = value
         elif shared:
@@ -267,7 +243,7 @@ def get_or_make_many(
             wanted[name] = item
     if wanted:
         for name, value in cache.get_many(list(wanted)).items():
-            _local.put(name, value, size(value))
+            in_process.put(name, value, size(value))
             found[wanted[name]] = value
     kept = list(found)
     missing = [item for item in names if item not in found]
@@ -275,7 +251,7 @@ def get_or_make_many(
         for item, value in make(missing).items():
             if shared:
                 cache.set(names[item], value, seconds)  # a key(), as asserted above
-            _local.put(names[item], value, size(value))
+            in_process.put(names[item], value, size(value))
             found[item] = value
     if kept and freshness.verifying():
         with freshness.made_afresh():
@@ -283,6 +259,43 @@ def get_or_make_many(
         for item in kept:
             freshness.check(names[item], found[item], fresh.get(item))
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class Cached(Generic[T]):
+    """One cached thing, declared once beside the code that makes it: its ``name`` and the
+    ``stamps`` its render reads (facts, by name), which make its version::
+
+        TERM_PAPERS = keep.Cached("term-papers", stamps=("terms", "mentions", "papers"))
+        piece = TERM_PAPERS.get(facts, slug, make=lambda: render(slug))
+
+    The key is the name, the arguments ``get`` is given (a slug, a URL, a clock bucket: what
+    else the value shows), and the stamps' values as this request read them. A stamp that
+    takes arguments (``"term"``: one term's row) takes the first of ``get``'s arguments. With
+    ``KEEP_VERIFY`` every value used is made again and compared: a stamp left out of the
+    declaration fails the test that reads the page."""
+
+    name: str
+    stamps: tuple[str, ...]
+    size: Callable[[Any], int] = lambda value: 1
+    seconds: int = SHARED_SECONDS
+    shared: bool = True  # False: in this process only (cheaper to make than to unpickle)
+
+    def version(self, facts: Facts, arguments: tuple[object, ...]) -> tuple[object, ...]:
+        taken = ((stamp, _facts[stamp].arguments) for stamp in self.stamps)
+        return tuple(facts[(stamp, *arguments[:count])] for stamp, count in taken)
+
+    def key(self, facts: Facts, *arguments: object) -> str:
+        return key(self.name, *arguments, self.version(facts, arguments))
+
+    def get(self, facts: Facts, *arguments: object, make: Callable[[], T]) -> T:
+        return get_or_make(
+            self.key(facts, *arguments),
+            make,
+            size=self.size,
+            seconds=self.seconds,
+            shared=self.shared,
+        )
 
 
 _IN_PROCESS = "_kept_in_process"
@@ -301,7 +314,7 @@ def shares_pieces(request: HttpRequest | None) -> bool:
 
 def forget_local() -> None:
     """Drop this process's entries (tests clear the shared cache between cases)."""
-    _local.clear()
+    in_process.clear()
     _splits.clear()
     _filled.clear()
     _fills.clear()
@@ -327,8 +340,8 @@ def piece_size(piece: Piece) -> int:
 # A hole: private-use code points around a tag derived from the secret key, so that no text
 # from arXiv or a reader can forge one (abstracts are stored as given), then the filler's name
 # and its argument.
-_TAG = hmac.new(settings.SECRET_KEY.encode(), b"kept-hole", "sha256").hexdigest()[:12]
-_HOLE = re.compile(f"\ue000{_TAG}([a-z-]+):([^\ue001]*)\ue001")
+TAG = hmac.new(settings.SECRET_KEY.encode(), b"kept-hole", "sha256").hexdigest()[:12]
+_HOLE = re.compile(f"\ue000{TAG}([a-z-]+):([^\ue001]*)\ue001")
 _HOLE_START = "\ue000"
 
 
@@ -336,7 +349,7 @@ def hole(kind: str, argument: object = "") -> str:
     """A place in a kept piece that the filler ``kind`` fills per request with
     ``argument``."""
     text = str(argument).replace("\ue001", "")
-    return f"\ue000{_TAG}{kind}:{text}\ue001"
+    return f"\ue000{TAG}{kind}:{text}\ue001"
 
 
 # A filler is made per request: given the request, it returns what its fills depend on (a
@@ -457,7 +470,7 @@ class Fill:
 
 # Where a kept piece goes in the page around it: random per process, so nothing on the page
 # (a search, a name) can contain it.
-_SLOT = f"<!--kept {hmac.new(_TAG.encode(), b'slot', 'sha256').hexdigest()[:16]}-->"
+_SLOT = f"<!--kept {hmac.new(TAG.encode(), b'slot', 'sha256').hexdigest()[:16]}-->"
 _SAFE_SLOT = mark_safe(_SLOT)  # noqa: S308 - a constant comment of our own
 
 
@@ -508,7 +521,7 @@ class Frame:
         return sum(map(len, self.texts))
 
 
-_PLACE = re.compile(f"<!--kept place {_TAG} ([a-z_]+)-->")
+_PLACE = re.compile(f"<!--kept place {TAG} ([a-z_]+)-->")
 
 
 def render_frame(
@@ -516,7 +529,7 @@ def render_frame(
 ) -> Frame:
     """``render_piece`` with each of ``places`` (shown as ``{{ places.NAME }}``) left empty,
     to be filled by ``Frame.join``."""
-    marks = {name: mark_safe(f"<!--kept place {_TAG} {name}-->") for name in places}  # noqa: S308
+    marks = {name: mark_safe(f"<!--kept place {TAG} {name}-->") for name in places}  # noqa: S308
     parts = _PLACE.split(render_piece(template_name, {**context, "places": marks}, facts=facts))
     return Frame(tuple(parts[::2]), tuple(parts[1::2]))
 
@@ -580,7 +593,7 @@ def anonymous_page(
         return make()
     clocks = tuple(clock() for clock in _page_clocks)
     name = key("page", request.get_full_path(), facts.key_parts(), clocks)
-    found = _local.get(name)
+    found = in_process.get(name)
     if found is None:
         found = cache.get(name)
         if found is None:
@@ -591,7 +604,7 @@ def anonymous_page(
             cache.set(name, found, settings.PAGE_CACHE_SECONDS)
         elif freshness.verifying():
             _check_page(name, found, make)
-        _local.put(name, found, len(found[0]))
+        in_process.put(name, found, len(found[0]))
     elif freshness.verifying():
         _check_page(name, found, make)
     response = HttpResponse(found[0], content_type=found[1])

@@ -54,17 +54,29 @@ def is_limited(
     With the cache unreachable, ``without_cache`` counts instead; without one, nothing is
     limited until the cache is back.
     """
-    window = int(time.time() // window_seconds)
-    key = f"ratelimit:{scope}:{identity}:{window}"
-    count = _count_in_cache(key, window_seconds)
+    count = count_attempt(
+        scope, identity, window_seconds=window_seconds, without_cache=without_cache
+    )
     if count is None:
-        if without_cache is None:
-            return False
-        count = without_cache(key, window_seconds)
+        return False
     if count > limit:
         metrics.RATE_LIMITED.labels(scope).inc()
         return True
     return False
+
+
+def count_attempt(
+    scope: str, identity: str, *, window_seconds: int, without_cache: Counter | None = None
+) -> int | None:
+    """Count one attempt for identity in scope: the attempts in the current window, this one
+    included; None when nothing can count (the cache is unreachable, no ``without_cache``).
+    For callers that tell the client how much is left (the API's ``RateLimit`` header)."""
+    window = int(time.time() // window_seconds)
+    key = f"ratelimit:{scope}:{identity}:{window}"
+    count = _count_in_cache(key, window_seconds)
+    if count is None and without_cache is not None:
+        count = without_cache(key, window_seconds)
+    return count
 
 
 def _count_in_cache(key: str, window_seconds: int) -> int | None:

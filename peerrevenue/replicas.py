@@ -249,6 +249,9 @@ def _written(request: HttpRequest) -> tuple[int | None, bool]:
 
 
 def is_reader_view(view_func: Callable) -> bool:
+    # A view may also say so itself (the API's, made by django-ninja, are named by it).
+    if getattr(view_func, "reads_replicas", False):
+        return True
     name = f"{view_func.__module__}.{getattr(view_func, '__name__', '')}"
     return name.startswith(READER_APPS) or name in READER_VIEWS
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
+from typing import Any
 
 from django.conf import settings
 from django.core.signals import request_finished, request_started
@@ -40,9 +41,14 @@ class RequestFilter(logging.Filter):
         return True
 
 
-def _started(sender, environ, **kwargs) -> None:
+def request_id_of(environ: Mapping[str, Any]) -> str:
+    """The proxy's id for this request when it is a sensible one, else a new one."""
     given = environ.get("HTTP_X_REQUEST_ID", "")
-    _request_id.set(given if ACCEPTED.fullmatch(given) else uuid.uuid4().hex)
+    return given if ACCEPTED.fullmatch(given) else uuid.uuid4().hex
+
+
+def _started(sender, environ, **kwargs) -> None:
+    _request_id.set(request_id_of(environ))
 
 
 def _finished(sender, **kwargs) -> None:

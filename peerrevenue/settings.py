@@ -79,8 +79,11 @@ INSTALLED_APPS = [
     "django.contrib.syndication",
     "accounts",
     "papers",
+    "authorship",
     "market",
     "library",
+    "discussion",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -94,6 +97,8 @@ MIDDLEWARE = [
     # Above the page cache, so that pages served from it carry these headers too.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The API's rate limits (before anything reads the database) and its CORS headers.
+    "api.middleware.ApiMiddleware",
     # Where the request reads from (a replica or the primary), and the answers of an outage.
     # Above everything that reads the database, on the way in or out.
     "peerrevenue.replicas.ReplicaMiddleware",
@@ -279,6 +284,10 @@ SESSION_ENGINE = "accounts.sessions"
 
 # Anonymous pages are kept whole under the facts they show (peerrevenue/keep.py).
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", 60)
+# ... and, in front of Django (peerrevenue/wsgi.py), each process answers an anonymous read
+# from the page it rendered for the same address less than this long ago
+# (peerrevenue/microcache.py): the most an anonymous reader's page may lag a change. 0: off.
+MICROCACHE_SECONDS = env.float("MICROCACHE_SECONDS", 1.0)
 # Check every kept piece and page against a fresh render on each use, raising on any
 # difference (peerrevenue/keep.py): on for the test suite (tests/conftest.py), which it makes
 # a freshness test; off in production, where it would double every render.
@@ -362,6 +371,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # followers of terms that moved past their threshold.
     "order-sweep": {"task": "market.tasks.sweep_orders", "schedule": crontab()},
     "follow-moves": {"task": "market.tasks.notify_follow_moves", "schedule": crontab()},
+    # The API's dumps of trades, prices and dividends (api/dumps.py), once the UTC day closed
+    # (20:40 New York is 00:40 or 01:40 UTC); a rerun rewrites the same day's files.
+    "api-dumps": {"task": "api.tasks.nightly_dumps", "schedule": crontab(minute=40, hour=20)},
     # Recommendations (library/tasks.py): after the day's last ingest attempt, refit the text
     # model if a new day came in, then every reader's classifiers, and find the new papers'
     # similar papers. Every five minutes, refit the readers whose library changed and whose
@@ -441,6 +453,17 @@ RATELIMIT_SAVED_SEARCHES_PER_WINDOW = env.int("RATELIMIT_SAVED_SEARCHES_PER_WIND
 # Saving, unsaving and tagging papers: a reader going down a day's list starring every other
 # paper stays far below it.
 RATELIMIT_SAVES_PER_WINDOW = env.int("RATELIMIT_SAVES_PER_WINDOW", 120)
+# Claims of papers (authorship): each request may mail a confirmation link, so the limit holds
+# while Redis is down (counted in PostgreSQL like the sign-in limit), per reader and per inbox.
+RATELIMIT_CLAIMS_PER_WINDOW = env.int("RATELIMIT_CLAIMS_PER_WINDOW", 10)
+RATELIMIT_CLAIM_MAILS_PER_EMAIL = env.int("RATELIMIT_CLAIM_MAILS_PER_EMAIL", 3)
+# The API (api/limits.py): requests a window per personal token, and per address without one.
+API_RATE_WINDOW_SECONDS = env.int("API_RATE_WINDOW_SECONDS", 60)
+API_REQUESTS_PER_TOKEN = env.int("API_REQUESTS_PER_TOKEN", 600)
+API_REQUESTS_PER_ADDRESS = env.int("API_REQUESTS_PER_ADDRESS", 300)
+# Where the nightly dumps are written (api/dumps.py): with several web instances, a volume
+# they all mount, so any of them can serve a listed file.
+API_DUMPS_DIR = env.str("API_DUMPS_DIR", str(BASE_DIR / ".local" / "dumps"))
 
 # Recommendations (library/recommend). New papers are those of the last RECOMMEND_DAYS days
 # of listings; each reader's classifiers learn against them and RECOMMEND_BACKGROUND_PAPERS

@@ -16,6 +16,10 @@ import pytest
 
 PASSWORD = "correct horse battery staple"
 
+# Servers the tests start read their own writes at once too (peerrevenue.microcache), unless a
+# test asks for the second-long anonymous page cache (tests/test_microcache.py).
+os.environ.setdefault("MICROCACHE_SECONDS", "0")
+
 
 @pytest.fixture
 def password() -> str:
@@ -112,6 +116,13 @@ def kept_pieces_proven_fresh(settings):
     """Every kept piece, fill and anonymous page a test uses is checked against a fresh render
     (peerrevenue.keep): any view test that reads a page twice is also a freshness test."""
     settings.KEEP_VERIFY = True
+
+
+@pytest.fixture(autouse=True)
+def pages_read_back_at_once(settings):
+    """A test reads its own writes at once: the second-long anonymous page cache
+    (peerrevenue.microcache) is off, but in tests/test_microcache.py."""
+    settings.MICROCACHE_SECONDS = 0
 
 
 @pytest.fixture(autouse=True)

@@ -19,8 +19,9 @@ from django.db import connection
 from django.utils import timezone
 
 from market import dividends
-from market import views as market_views
 from market.models import Term
+from market.units import format_credits
+from market.views import term as term_views
 from papers import views as paper_views
 from papers.models import Paper
 from peerrevenue import freshness, keep
@@ -117,7 +118,7 @@ def test_a_trade_moves_hover_prices_and_renders_no_category_page(
     after = gpu_title()
     assert before.startswith("GPU: 1.00 credits") and after != before
     gpu.refresh_from_db()
-    assert after.startswith(f"GPU: {market_views.format_credits(gpu.price)}")
+    assert after.startswith(f"GPU: {format_credits(gpu.price)}")
     assert renders == []
 
 
@@ -132,7 +133,7 @@ def test_a_trade_refills_the_price_holes_and_reads_no_stars_again(
     page = Page.of(signed_in.get("/list/cs.DC/"))
     gpu.refresh_from_db()
     title = next(a.attrs["title"] for a in page.select("a", cls="term") if a.text == "GPUs")
-    assert title.startswith(f"GPU: {market_views.format_credits(gpu.price)}")
+    assert title.startswith(f"GPU: {format_credits(gpu.price)}")
     assert page.select("form", cls="star")  # the reader's stars are on the page, as they were
     assert reads == []  # and came from the stars kept for this reader, not another query
 
@@ -141,8 +142,8 @@ def test_a_trade_renders_its_term_page_again_and_no_other_terms(signed_in, rival
     other = Term.objects.create(phrase="consensus")
     for url in ("/market/gpu/", "/market/consensus/"):
         signed_in.get(url)
-    renders = renders_of(monkeypatch, market_views, "_term_piece")
-    papers = renders_of(monkeypatch, market_views, "_term_papers_piece")
+    renders = renders_of(monkeypatch, term_views, "_term_piece")
+    papers = renders_of(monkeypatch, term_views, "_term_papers_piece")
     buy(rival, gpu, 5)
     assert "rhea" in page_text(signed_in.get("/market/gpu/"))  # a new holder
     signed_in.get(f"/market/{other.slug}/")
@@ -171,13 +172,13 @@ def test_a_trade_joins_the_market_table_in_its_kept_frame(signed_in, rival, gpu,
     rows = Page.of(signed_in.get("/market/")).rows()
     gpu.refresh_from_db()
     gpu_row = next(row for row in rows if row and row[0] == "GPU")
-    assert market_views.format_credits(gpu.price, unit=False) in gpu_row
+    assert format_credits(gpu.price, unit=False) in gpu_row
     assert any(row and row[0] == "consensus" for row in rows)
     assert frames == []  # the search, headings and pages were not rendered again
 
 
 def test_a_search_spelling_a_frames_place_is_only_text(signed_in, gpu):
-    mark = f"<!--kept place {keep._TAG} rows-->"
+    mark = f"<!--kept place {keep.TAG} rows-->"
     response = signed_in.get("/market/", {"q": mark})
     assert response.status_code == 200
     assert mark not in response.content.decode()
@@ -212,7 +213,7 @@ def test_a_release_never_reads_what_another_release_kept(signed_in, gpu, monkeyp
 
 
 def kept_now() -> dict[object, str]:
-    return {name: repr(value) for name, (value, _) in keep._local.entries.items()}
+    return {name: repr(value) for name, (value, _) in keep.in_process.entries.items()}
 
 
 def test_no_kept_piece_holds_a_readers_name_token_or_holdings(
@@ -325,19 +326,19 @@ def page_text_of(markup: str) -> str:
 
 
 def test_the_worker_highlights_the_newest_papers_before_their_readers(client, paper, monkeypatch):
-    from market import term_links
+    from market import highlighted_html
 
     Term.objects.create(phrase="consensus")  # a new term set: every highlighted text is new
-    assert term_links.keep_recent_highlights() == 1
+    assert highlighted_html.keep_recent_highlights() == 1
     matched: list[str] = []
-    real = term_links.link_terms
+    real = highlighted_html.link_terms
 
     def counting(markup, matcher):
         if not freshness.checking():
             matched.append(markup)
         return real(markup, matcher)
 
-    monkeypatch.setattr(term_links, "link_terms", counting)
+    monkeypatch.setattr(highlighted_html, "link_terms", counting)
     page = Page.of(client.get("/list/cs.DC/"))
     assert "Consensus" in [a.text for a in page.select("a", cls="term")]
     assert matched == []  # the reader's render found every text highlighted already

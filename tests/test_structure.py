@@ -27,27 +27,10 @@ LONGEST = 700
 
 # Modules still over LONGEST, each with why it may be for now. An entry must name a module that
 # is still too long: once it is split, its entry has to go.
-TOO_LONG_FOR_NOW = {
-    # Other engineers split these three at the end of the day (issue 39); splitting them here
-    # as well would collide with that work.
-    "market.views": "split into view modules by concept on another branch today",
-    "papers.models": "split into a models package by concept on another branch today",
-    "tests.market.test_views": "split one module per view module, with market/views.py",
-    # Grew past the limit in the merge of 'newcomer' (719 lines); ingest is being edited on
-    # another branch today, so it is split after that lands, not under it.
-    "papers.ingest": "grown past the limit today while another branch edits it",
-}
+TOO_LONG_FOR_NOW: dict[str, str] = {}
 
 # Private names a module may still read from another, each with why.
-PRIVATE_FOR_NOW = {
-    ("tests.test_keep", "peerrevenue.keep._TAG"): (
-        "peerrevenue/keep.py is being rewritten on another branch today; the tag its places are "
-        "marked with gets a public name there"
-    ),
-    ("tests.test_keep", "peerrevenue.keep._local"): (
-        "the same rewrite: what this process keeps gets a public reader there"
-    ),
-}
+PRIVATE_FOR_NOW: dict[tuple[str, str], str] = {}
 
 
 def apps_in_order() -> list[str]:

@@ -46,4 +46,4 @@ def test_the_production_shape_passes_every_check():
     (ROOT / "artifacts" / "topology-report.txt").write_text(report + "\n", encoding="utf-8")
     failed = sorted(name for name, result in results.items() if not result["passed"])
     assert not failed, f"{len(failed)} check(s) failed: {', '.join(failed)}\n{report}"
-    assert len(results) == 11, report  # every check ran
+    assert len(results) == 12, report  # every check ran

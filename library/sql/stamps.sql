@@ -4,6 +4,7 @@
 -- Moves:
 --   kept_stamp('saves')            any save or unsave (the stars and counts on every page)
 --   kept_stamp('recommendations')  any stored score or similar list
+--   kept_stamp('notes')            any private note written or removed (its reader's paper page)
 --   kept_stamp('hot')              any refresh of the hot lists (library_hotpaper, and
 --                                  library_hotranking: a ranking that found nothing stores no
 --                                  HotPaper row, yet the "being worked out" piece must give way)
@@ -17,7 +18,8 @@
 INSERT INTO public.kept_stamp (name, value) VALUES
   ('saves', nextval('public.kept_stamp_seq')),
   ('recommendations', nextval('public.kept_stamp_seq')),
-  ('hot', nextval('public.kept_stamp_seq'))
+  ('hot', nextval('public.kept_stamp_seq')),
+  ('notes', nextval('public.kept_stamp_seq'))
 ON CONFLICT (name) DO NOTHING;
 
 -- Only INSERT and DELETE: the stars and counts show whether a paper is saved, which an update
@@ -37,3 +39,7 @@ CREATE OR REPLACE TRIGGER hot_changed
 CREATE OR REPLACE TRIGGER hot_ranked
   AFTER INSERT OR UPDATE OR DELETE ON public.library_hotranking
   FOR EACH STATEMENT EXECUTE FUNCTION public.kept_bump_statement('hot');
+
+CREATE OR REPLACE TRIGGER notes_changed
+  AFTER INSERT OR UPDATE OR DELETE ON public.library_note
+  FOR EACH STATEMENT EXECUTE FUNCTION public.kept_bump_statement('notes');

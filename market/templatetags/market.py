@@ -19,7 +19,7 @@ from django.utils.safestring import SafeString, mark_safe
 from peerrevenue import keep
 
 from ..context_processors import PAGE_TERMS
-from ..term_links import PageTerms, highlight
+from ..highlighted_html import PageTerms, highlight
 
 __all__ = ["highlight", "highlight_terms", "highlighted_fragment", "hole"]
 
@@ -51,9 +51,10 @@ def highlight_terms_filter(markup: str) -> SafeString:
 
 
 @register.simple_tag(name="hole")
-def hole(kind: str, argument: object = "") -> SafeString:
-    """``{% hole "you" holder.user_id %}``: a place the response fills per request."""
-    return mark_safe(keep.hole(kind, argument))  # noqa: S308 - private-use marker, no markup
+def hole(kind: str, *arguments: object) -> SafeString:
+    """``{% hole "you" holder.user_id %}``: a place the response fills per request (several
+    arguments are joined by colons: ``{% hole "saved" paper.pk paper.arxiv_id %}``)."""
+    return mark_safe(keep.hole(kind, ":".join(map(str, arguments))))  # noqa: S308 - private-use marker, no markup
 
 
 class HighlightedFragmentNode(template.Node):

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from papers.arxiv.errors import IngestError
 from papers.arxiv.fields import clean, parse_iso, split_id, without_et_al
-from papers.arxiv.records import ParsedAuthor, ParsedEntry, ParsedFeed
+from papers.arxiv.records import ParsedAuthor, ParsedFeed, ParsedRecord
 from papers.arxiv.sniffing import ATOM, detect_format, parse_xml
 from papers.calendar import announcement_date_for
 
@@ -55,7 +55,7 @@ def _raw_text(element: ET.Element, path: str) -> str:
     return found.text.strip() if found is not None and found.text else ""
 
 
-def _api_entry(element: ET.Element, *, date: dt.date | None) -> ParsedEntry:
+def _api_entry(element: ET.Element, *, date: dt.date | None) -> ParsedRecord:
     raw_id = _text(element, f"{ATOM}id")
     if "/api/errors" in raw_id:
         # The API reports a bad query as a single entry titled "Error".
@@ -100,7 +100,7 @@ def _api_entry(element: ET.Element, *, date: dt.date | None) -> ParsedEntry:
         announced_on = announcement_date_for(submitted_at)
     else:
         raise IngestError(f"API entry {arxiv_id} has no submission date to date it by.")
-    return ParsedEntry(
+    return ParsedRecord(
         arxiv_id=arxiv_id,
         version=version,
         title=_text(element, f"{ATOM}title"),

@@ -9,7 +9,7 @@ from dataclasses import replace
 from papers.arxiv.client import fetch_api
 from papers.arxiv.errors import EnrichmentFailed, IngestError
 from papers.arxiv.queries import by_ids, page_params
-from papers.arxiv.records import ParsedEntry, ParsedFeed
+from papers.arxiv.records import ParsedFeed, ParsedRecord
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ def enrich(parsed: ParsedFeed, *, batch_size: int = 100) -> int:
     return enriched
 
 
-def merge_found(parsed: ParsedFeed, found: list[ParsedEntry]) -> int:
+def merge_found(parsed: ParsedFeed, found: list[ParsedRecord]) -> int:
     """Complete the feed's entries with the API entries ``found`` (by id); returns how many
     matched. Shared by the API and by an API answer read from a file (the offline sample)."""
     by_id = {entry.arxiv_id: index for index, entry in enumerate(parsed.entries)}
@@ -40,7 +40,7 @@ def merge_found(parsed: ParsedFeed, found: list[ParsedEntry]) -> int:
     return enriched
 
 
-def _merge(entry: ParsedEntry, found: ParsedEntry) -> ParsedEntry:
+def _merge(entry: ParsedRecord, found: ParsedRecord) -> ParsedRecord:
     """The feed's entry, completed with what the API knows (the feed wins on the text)."""
     authors = entry.authors
     if len(found.authors) == len(entry.authors):

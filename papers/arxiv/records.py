@@ -9,7 +9,7 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-# What one entry may hold. arXiv's own limits are far lower (1,920 characters an abstract, a few
+# What one record may hold. arXiv's own limits are far lower (1,920 characters an abstract, a few
 # hundred a title): anything past these is a broken or hostile feed, and is cut, with a warning,
 # rather than allowed to cost minutes of typesetting and matching on every page that shows it.
 MAX_TEXT = 20_000  # characters, in each text field and each author's name and affiliation
@@ -25,7 +25,11 @@ class ParsedAuthor:
 
 
 @dataclass
-class ParsedEntry:
+class ParsedRecord:
+    """One paper as a source tells it (a feed's item, an API answer's, a snapshot's line, an
+    OAI record): a record. A paper's *entry* is its place in a list page (``papers.entries``);
+    a ledger *entry* is one leg of a transaction (``market.models.Entry``)."""
+
     arxiv_id: str
     version: int
     title: str
@@ -60,7 +64,7 @@ class ParsedEntry:
     def primary_category(self) -> str:
         return self.categories[0] if self.categories else ""
 
-    def bounded(self) -> ParsedEntry:
+    def bounded(self) -> ParsedRecord:
         """This entry within the caps above; each cut is logged, and the rest kept."""
         changes: dict[str, Any] = {}  # field name → its new value, for replace()
         for name in (f.name for f in fields(self)):
@@ -101,7 +105,7 @@ class ParsedEntry:
 class ParsedFeed:
     format: str  # "rss" or "api"
     date: dt.date | None  # announcement date; None for an API response spanning several days
-    entries: list[ParsedEntry] = field(default_factory=list)
+    entries: list[ParsedRecord] = field(default_factory=list)
     category: str = ""  # the category the feed is for, when the feed says so (RSS)
     total_results: int | None = None  # API only: opensearch:totalResults
     start_index: int = 0  # API only

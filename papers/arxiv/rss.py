@@ -12,7 +12,7 @@ import feedparser
 
 from papers.arxiv.errors import IngestError
 from papers.arxiv.fields import clean, parse_rfc822_date, split_id, without_et_al
-from papers.arxiv.records import MAX_AUTHORS, ParsedAuthor, ParsedEntry, ParsedFeed
+from papers.arxiv.records import MAX_AUTHORS, ParsedAuthor, ParsedFeed, ParsedRecord
 from papers.arxiv.sniffing import detect_format, parse_xml, quoted, xml_error
 from papers.models import Listing
 
@@ -230,7 +230,7 @@ def parse_rss(content: bytes) -> ParsedFeed:
     _refuse_error_feed(channel, items=len(document.entries))
     date = parse_rfc822_date(channel.get("published"), what="The feed's date (pubDate)")
     match = _CHANNEL_CATEGORY_RE.match(clean(channel.get("title")))
-    entries: list[ParsedEntry] = []
+    entries: list[ParsedRecord] = []
     seen: set[str] = set()
     for position, item in enumerate(document.entries, start=1):
         entry = _rss_entry(item, position)
@@ -269,7 +269,7 @@ def _refuse_error_feed(channel: Mapping[str, Any], *, items: int) -> None:
         )
 
 
-def _rss_entry(item: Mapping[str, Any], position: int) -> ParsedEntry:
+def _rss_entry(item: Mapping[str, Any], position: int) -> ParsedRecord:
     description = item.get("summary") or ""
     described = _DESCRIPTION_RE.match(description)
     ids = split_id(item.get("id") or "") or (
@@ -287,7 +287,7 @@ def _rss_entry(item: Mapping[str, Any], position: int) -> ParsedEntry:
         )
     abstract = described["abstract"] if described else description.split("Abstract:", 1)[-1]
     authors, more_authors = read_byline(_bounded_creator(item.get("author") or "", arxiv_id))
-    return ParsedEntry(
+    return ParsedRecord(
         arxiv_id=arxiv_id,
         version=version,
         title=clean(item.get("title")),

@@ -1,6 +1,6 @@
 """arXiv's history from its bulk sources, beside the daily feed.
 
-- ``records``: one snapshot line or one OAI-PMH arXivRaw record → a ``ParsedEntry``;
+- ``records``: one snapshot line or one OAI-PMH arXivRaw record → a ``ParsedRecord``;
 - ``store``: the one write path both use (COPY, typesetting, approximate listings);
 - ``snapshot``: ``import_snapshot`` streams the metadata snapshot (JSON lines, plain or gzip);
 - ``oai``: ``harvest`` pages through OAI-PMH ListRecords, incrementally;

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from papers.arxiv.client import fetch
 from papers.arxiv.errors import IngestError
-from papers.arxiv.records import ParsedEntry
+from papers.arxiv.records import ParsedRecord
 from papers.arxiv.sniffing import parse_xml
 from papers.models import Category, HistorySource
 from papers.signals import history_stored
@@ -52,7 +52,7 @@ class DeadToken(IngestError):
 
 @dataclass
 class OaiPage:
-    entries: list[ParsedEntry] = field(default_factory=list)
+    entries: list[ParsedRecord] = field(default_factory=list)
     malformed: list[str] = field(default_factory=list)  # the records' OAI identifiers
     deleted: int = 0
     token: str = ""  # empty on the last page
@@ -107,7 +107,7 @@ def clean_text(element: ET.Element) -> str:
     return " ".join("".join(element.itertext()).split())
 
 
-def _entry(record: ET.Element) -> ParsedEntry:
+def _entry(record: ET.Element) -> ParsedRecord:
     raw = record.find(f"{OAI}metadata/{RAW}arXivRaw")
     if raw is None:
         raise MalformedRecord("no arXivRaw metadata")

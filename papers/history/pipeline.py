@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from papers.arxiv.errors import IngestError
-from papers.arxiv.records import ParsedEntry
+from papers.arxiv.records import ParsedRecord
 
 from .records import MalformedRecord, SnapshotRecord, read_snapshot_line
 from .store import listing_day, new_paper, wanted
@@ -98,7 +98,7 @@ class Kept:
     categories: list[str]
     submitted_at: dt.datetime  # v1
     day: dt.date  # the day v1 would have been listed
-    entry: ParsedEntry | None = None  # read in full: not stored at this version when asked
+    entry: ParsedRecord | None = None  # read in full: not stored at this version when asked
     paper: dict[str, Any] | None = None  # the entry's new paper, typeset (``new_paper``)
 
 

@@ -1,4 +1,4 @@
-"""One bulk record (a snapshot line, an arXivRaw record) as the ``ParsedEntry`` ingest knows.
+"""One bulk record (a snapshot line, an arXivRaw record) as the ``ParsedRecord`` ingest knows.
 
 Both sources are read field by field the same way (the one author string split as the feed's
 is, titles and names unwrapped, abstracts kept as written), so the same paper comes out the
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from papers.arxiv.fields import EARLIEST_DATE, clean
-from papers.arxiv.records import ParsedEntry
+from papers.arxiv.records import ParsedRecord
 from papers.arxiv.rss import read_byline
 from papers.identifiers import ARXIV_ID
 
@@ -73,7 +73,7 @@ def entry_from_fields(
     doi: object = "",
     report_no: object = "",
     license: object = "",
-) -> ParsedEntry:
+) -> ParsedRecord:
     """The entry for a record's fields, or ``MalformedRecord``. ``versions``: (label such as
     "v2", its `created` date) in any order."""
     if not isinstance(arxiv_id, str) or not _ID_RE.match(arxiv_id.strip()):
@@ -105,7 +105,7 @@ def entry_from_fields(
     assert isinstance(authors, str) and isinstance(categories, str)
     current = max(dated)
     byline, more_authors = read_byline(authors)
-    return ParsedEntry(
+    return ParsedRecord(
         arxiv_id=arxiv_id,
         version=current,
         title=clean(title),
@@ -137,7 +137,7 @@ class SnapshotRecord:
     categories: list[str]
     submitted_at: dt.datetime
 
-    def entry(self) -> ParsedEntry:
+    def entry(self) -> ParsedRecord:
         record = self.fields
         versions = record["versions"]
         if not all(isinstance(version, dict) for version in versions):
@@ -195,6 +195,6 @@ def read_snapshot_line(line: bytes) -> SnapshotRecord:
     )
 
 
-def parse_snapshot_line(line: bytes) -> ParsedEntry:
+def parse_snapshot_line(line: bytes) -> ParsedRecord:
     """One line of the snapshot, read in full, or ``MalformedRecord``."""
     return read_snapshot_line(line).entry()

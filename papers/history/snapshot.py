@@ -27,7 +27,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from papers.arxiv.errors import IngestError
-from papers.arxiv.records import ParsedEntry
+from papers.arxiv.records import ParsedRecord
 from papers.models import Category, HistorySource
 from papers.signals import history_stored
 
@@ -191,7 +191,7 @@ def _commit(
     # and a batch stored meanwhile may hold one of their papers.
     kept = [item for _, prepared in read for item in prepared.kept]
     known = stored_versions(item.arxiv_id for item in kept)
-    entries: list[ParsedEntry] = []
+    entries: list[ParsedRecord] = []
     listables: list[Listable] = []
     made: dict[str, dict[str, Any]] = {}
     days: dict[str, dt.date] = {}

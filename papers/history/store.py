@@ -27,7 +27,7 @@ import psycopg
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
-from papers.arxiv.records import ParsedEntry
+from papers.arxiv.records import ParsedRecord
 from papers.calendar import announcement_date_for
 from papers.ingest import WRITTEN_FIELDS, apply_entry
 from papers.models import IngestRun, Listing, Paper, PaperVersion
@@ -60,7 +60,7 @@ def wanted(categories: Iterable[str], *, codes: Iterable[str]) -> bool:
     return not set(categories).isdisjoint(codes)
 
 
-def new_paper(entry: ParsedEntry) -> dict[str, Any]:
+def new_paper(entry: ParsedRecord) -> dict[str, Any]:
     """The columns of the paper an entry makes when nothing of it is stored, typeset (its key
     and clocks are the store's): the costliest part of storing a new paper in Python, which
     may run in another process. Plain values, which cross to the writing process cheaply (a
@@ -113,7 +113,7 @@ def _bound(sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
 
 def store_entries(
     *,
-    entries: Iterable[ParsedEntry],
+    entries: Iterable[ParsedRecord],
     categories: Mapping[str, int],
     listables: Iterable[Listable] = (),
     known: Mapping[str, tuple[int, int]] | None = None,
@@ -126,7 +126,7 @@ def store_entries(
     ``stored_versions`` said of them, if the caller has just asked (in this transaction).
     ``made``: ``new_paper`` of some entries, by arXiv id, if the caller has made them already;
     ``days``: their listing days, likewise."""
-    newest: dict[str, ParsedEntry] = {}
+    newest: dict[str, ParsedRecord] = {}
     for entry in entries:
         seen = newest.get(entry.arxiv_id)
         if seen is None or entry.version > seen.version:
@@ -142,7 +142,7 @@ def store_entries(
 
 
 def _store(
-    newest: Mapping[str, ParsedEntry],
+    newest: Mapping[str, ParsedRecord],
     listables: list[Listable],
     categories: Mapping[str, int],
     known: Mapping[str, tuple[int, int]] | None,
@@ -263,7 +263,7 @@ def _insert_versions(rows: list[tuple[int, int, str, str, dt.datetime | None]]) 
     )
 
 
-def _update(arxiv_ids: list[str], newest: Mapping[str, ParsedEntry]) -> tuple[int, list]:
+def _update(arxiv_ids: list[str], newest: Mapping[str, ParsedRecord]) -> tuple[int, list]:
     """Bring stored papers up to a newer version, as the daily feed's replacement does,
     keeping the text being replaced as a version of its own."""
     papers = list(Paper.objects.select_for_update().filter(arxiv_id__in=arxiv_ids).order_by("pk"))

@@ -11,7 +11,8 @@ The modules, in the order a search flows through them:
 * :mod:`.words`: words as the search configuration reads them, in Python (accents folded,
   the Snowball stem, the readable text of stored HTML);
 * :mod:`.marks`: the matched words in <mark>, and a snippet of where a long abstract matched;
-* :mod:`.pages`: one page of results (capped count, pagination, the fallback);
+* :mod:`.pages`: one page of results (capped count, pagination, the fallback), best or
+  newest first;
 * :mod:`.refusals`: a query the database will not run, as a message (``check_runs`` before a
   search is kept).
 
@@ -19,7 +20,7 @@ Other code imports the names below from ``papers.search``.
 """
 
 from .marks import mark_html, mark_matches, mark_plain, mark_text
-from .pages import MAX_COUNTED, RESULTS_PER_PAGE, Results, results
+from .pages import MAX_COUNTED, NEWEST, RELEVANCE, RESULTS_PER_PAGE, SORTS, Results, results
 from .parse import MAX_QUERY_LENGTH, Query, SearchError, arxiv_id_in, parse
 from .query import (
     RECENT_PAPERS,
@@ -36,8 +37,11 @@ from .refusals import check_runs, refusals_as_messages
 __all__ = [
     "MAX_COUNTED",
     "MAX_QUERY_LENGTH",
+    "NEWEST",
     "RECENT_PAPERS",
+    "RELEVANCE",
     "RESULTS_PER_PAGE",
+    "SORTS",
     "Query",
     "Results",
     "SearchError",

@@ -21,6 +21,11 @@ RESULTS_PER_PAGE = 25
 # Counting every match of a common word costs as much as finding them; past this many the page
 # says "more than" and the reader narrows the search.
 MAX_COUNTED = 1000
+# How a page of results may be ordered: the ``sort`` parameter's values, and their names. The
+# first is the default, left out of addresses.
+RELEVANCE = "relevance"
+NEWEST = "date"
+SORTS = {RELEVANCE: "Relevance", NEWEST: "Newest first"}
 
 
 def count_capped(papers: QuerySet[Paper]) -> int:
@@ -55,14 +60,21 @@ class Results:
         return self.found > MAX_COUNTED
 
 
-def results(query: Query, *, page: str | int | None = 1) -> Results:
+def results(query: Query, *, page: str | int | None = 1, sort: str = RELEVANCE) -> Results:
     """One page of results, with a constant number of queries: the matches' ids (at most
     MAX_COUNTED + 1 of them, which is the count), at most one more count and a check of the
-    words when nothing matched, then the page itself."""
+    words when nothing matched, then the page itself, best or (``sort=NEWEST``) newest first.
+    Past MAX_COUNTED matches either order looks at the newest papers only (ranked's
+    ``recent``): newest first, those are the page anyway."""
     ids = list(matching(query).order_by().values_list("pk", flat=True)[: MAX_COUNTED + 1])
     found = len(ids)
+    newest = sort == NEWEST
     if found or not query.has_text:
-        papers = ranked(query, recent=True) if found > MAX_COUNTED else ranked(query, among=ids)
+        papers = (
+            ranked(query, recent=True, newest=newest)
+            if found > MAX_COUNTED
+            else ranked(query, among=ids, newest=newest)
+        )
         current = _CappedPaginator(papers, RESULTS_PER_PAGE, found=found).get_page(page)
         current.object_list = list(current.object_list)
         mark_matches(current.object_list)

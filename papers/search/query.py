@@ -149,11 +149,20 @@ def matching(query: Query, papers: QuerySet[Paper] | None = None) -> QuerySet[Pa
     return papers.filter(condition) if condition is not None else papers
 
 
+# Newest first: the first version's date, then the arXiv id (a paper whose date is not known
+# here yet goes after the dated ones, by its id).
+NEWEST_FIRST = (F("submitted_at").desc(nulls_last=True), F("arxiv_id").desc())
+
+
 def ranked(
-    query: Query, *, recent: bool = False, among: Sequence[int] | None = None
+    query: Query,
+    *,
+    recent: bool = False,
+    among: Sequence[int] | None = None,
+    newest: bool = False,
 ) -> QuerySet[Paper]:
     """Matching papers, best first, each with the query as PostgreSQL parsed it (for
-    papers.search.marks.mark_matches()).
+    papers.search.marks.mark_matches()); ``newest``: newest first instead (NEWEST_FIRST).
 
     ``recent``: rank only the matches among the newest RECENT_PAPERS papers (narrowed_to_recent).
     A common word matches a third of all papers, and ranking reads the vector of every paper
@@ -173,9 +182,9 @@ def ranked(
             RawSQL(f'"{Paper._meta.db_table}"."id" = ANY(%s)', (list(among),), BooleanField())
         )
         if combined is None:
-            return papers.order_by("-arxiv_id").defer(*UNSHOWN)
+            return papers.order_by(*NEWEST_FIRST if newest else ["-arxiv_id"]).defer(*UNSHOWN)
     elif combined is None:  # filters only: newest first
-        return matching(query).order_by("-arxiv_id").defer(*UNSHOWN)
+        return matching(query).order_by(*NEWEST_FIRST if newest else ["-arxiv_id"]).defer(*UNSHOWN)
     else:
         oldest = None
         if recent:
@@ -188,6 +197,8 @@ def ranked(
         # The query as PostgreSQL parsed it (stems, negations), for mark_matches().
         search_query=_as_text(combined),
     )
+    if newest:
+        return papers.order_by(*NEWEST_FIRST)
     if exact is None:
         return papers.order_by(F("rank").desc(), F("arxiv_id").desc())
     return papers.annotate(exact=exact).order_by(

@@ -8,6 +8,8 @@ from django.utils.dateformat import format as format_date
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from .. import code_links
+
 register = template.Library()
 
 
@@ -83,3 +85,11 @@ def all_authors(paper) -> SafeString:
     names = [name for name in paper.author_names if name.strip()]
     links = format_html_join(", ", "{}", ((_author_link(name),) for name in names))
     return format_html("{} et al.", links) if paper.more_authors and names else links
+
+
+@register.filter
+def code_link(paper) -> code_links.CodeLink | None:
+    """The first link to the paper's code or data its comments or abstract name (a list
+    entry's marker; the paper page lists them all)."""
+    found = code_links.of_paper(paper)
+    return found[0] if found else None

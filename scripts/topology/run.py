@@ -11,6 +11,7 @@ from collections.abc import Callable
 from market.ledger import check_ledger
 from tests.papers.helpers import FakeArxiv
 
+from .api import check_api_read_your_writes
 from .common import ENV, Result, proxy_servers, reconnect, start_arxiv, wait_for_proxy
 from .health import check_healthz, check_healthz_busy
 from .outages import check_pooler_down, check_primary_down, check_web_instance_killed
@@ -41,6 +42,7 @@ def all_checks(arxiv: FakeArxiv) -> dict[str, Callable[[], Result]]:
         "killed_worker_lease": lambda: check_killed_worker_lease(arxiv),
         "replica_reads": check_replica_reads,
         "read_your_writes": check_read_your_writes,
+        "api_read_your_writes": check_api_read_your_writes,
         "primary_down": check_primary_down,
         "pooler_down": check_pooler_down,
         "web_instance_killed": check_web_instance_killed,

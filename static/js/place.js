@@ -164,6 +164,12 @@
         target.getAttribute("tabindex") === "-1") {
       more.open = true;
     }
+    // A control in a closed box (the limit-order box closes when no order waits after the
+    // one placed filled at once): the reader had it open to use it.
+    var box = target.closest("details:not([open])");
+    if (box && !target.matches("summary")) {
+      box.open = true;
+    }
     // Focus alone: a word's popover opens for a reader who moves to the word, not for one
     // coming back from a trade (static/js/terms.js reads this mark).
     target.setAttribute("data-focus-quietly", "");

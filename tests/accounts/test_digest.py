@@ -147,11 +147,11 @@ def fresh_text_model():
 
 
 def picks_for(reader, papers) -> None:
-    from library import shelf
+    from library import saves
     from library.recommend import readers, text
 
     for paper in papers:
-        shelf.save(user=reader, paper=paper)
+        saves.save(user=reader, paper=paper)
     text.fit()
     readers.refit(user_id=reader.pk)
 
@@ -197,14 +197,14 @@ def test_a_digest_pick_already_in_the_days_list_is_not_repeated(fresh_text_model
 def test_a_reader_with_nothing_saved_is_told_how_to_start_and_what_is_hot(
     fresh_text_model, cs_dc, reader, rival
 ):
-    from library import shelf
+    from library import saves
 
     cs_dc.toggle_watch(reader)
     subscribe(reader)
     list_paper(make_paper(title="The day's paper"), category=cs_dc, date=FRIDAY)
     popular = make_paper(title="Everybody saves this")
     list_paper(popular, category=cs_dc, date=FRIDAY - dt.timedelta(days=1))
-    shelf.save(user=rival, paper=popular)
+    saves.save(user=rival, paper=popular)
 
     assert send_daily_digests(date=FRIDAY, base_url="https://peer.example") == 1
     [message] = mail.outbox
@@ -216,10 +216,10 @@ def test_a_reader_with_nothing_saved_is_told_how_to_start_and_what_is_hot(
 
 
 def test_how_to_start_alone_is_no_reason_to_mail(fresh_text_model, cs_dc, reader, rival):
-    from library import shelf
+    from library import saves
 
     subscribe(reader)  # nothing watched, held or saved
     popular = make_paper(title="Everybody saves this")
     list_paper(popular, category=cs_dc, date=FRIDAY)
-    shelf.save(user=rival, paper=popular)
+    saves.save(user=rival, paper=popular)
     assert send_daily_digests(date=FRIDAY) == 0

@@ -15,7 +15,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Session
-from market.notice_models import Notice
+from market.models import Notice
 from tests.html import Page
 
 pytestmark = pytest.mark.django_db

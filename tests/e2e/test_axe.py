@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from library import hot, shelf
+from library import hot, saves
 from market import orders
 from market.models import Term
 from papers.models import Paper
@@ -33,6 +33,7 @@ PAGES = {
     "rules": "/market/rules/",
     "leaderboard": "/leaderboard/",
     "hot": "/hot/?period=month",
+    "api reference": "/api/v1/reference/",
 }
 SIGNED_IN_ONLY = {
     "portfolio": "/portfolio/",
@@ -43,6 +44,7 @@ SIGNED_IN_ONLY = {
     "trader": "/traders/rhea_with_a_rather_long_name/",
     "saved searches": "/searches/",
     "settings": "/accounts/settings/",
+    "api tokens": "/accounts/settings/tokens/",
 }
 SIGNED_OUT_ONLY = {
     "signup": "/accounts/signup/",
@@ -57,10 +59,10 @@ def full_market(market_day):
     trader = market_day["trader"]
     papers = list(Paper.objects.order_by("arxiv_id"))
     for paper in papers[:2]:
-        shelf.save(user=trader, paper=paper)
-    shelf.set_tags(user=trader, paper=papers[0], names=["consensus", "to read"])
+        saves.save(user=trader, paper=paper)
+    saves.set_tags(user=trader, paper=papers[0], names=["consensus", "to read"])
     rival = get_user_model().objects.get(username="rhea_with_a_rather_long_name")
-    shelf.save(user=rival, paper=papers[0])
+    saves.save(user=rival, paper=papers[0])
     hot.refresh()
     orders.place_order(
         user=trader,

@@ -11,7 +11,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from library import shelf
+from library import saves
 from market import trading
 from market.models import Order, Term
 from papers.models import Paper
@@ -162,7 +162,7 @@ def test_a_popover_buy_deep_in_the_list_comes_back_to_the_word(
 def test_a_tag_change_deep_in_the_library_comes_back_to_the_paper(browser, live_server, long_day):
     _, user = long_day
     for paper in Paper.objects.order_by("arxiv_id"):
-        shelf.save(user=user, paper=paper)
+        saves.save(user=user, paper=paper)
     context, page = signed_in(browser, live_server, PHONE)
     try:
         page.goto("/library/")
@@ -212,6 +212,45 @@ def test_an_order_cancel_and_a_follow_come_back_to_their_place(browser, live_ser
         wait_for_focus_settled(page)
         now = focused(page)
         assert now["place"] == "follow" and now["text"] == "Unfollow" and now["visible"], now
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
+def test_a_limit_order_comes_back_to_the_order_box(
+    browser, live_server, long_day, viewport, scheme
+):
+    context, page = signed_in(browser, live_server, viewport, color_scheme=scheme)
+    try:
+        page.goto("/market/kv-cache/")
+        page.locator(".order-box summary").click()
+        box = page.locator("#order-form")
+        box.get_by_label("How many, at most").fill("3")
+        box.get_by_label("Limit (credits a share)").fill("0.50")
+        place = box.get_by_role("button", name="Place order")
+        place.scroll_into_view_if_needed()
+        place.click()
+        page.wait_for_url("**/market/kv-cache/#order-form")
+        wait_for_focus_settled(page)
+        now = focused(page)
+        assert now["text"] == "Place order" and now["visible"], now
+        # What was done is said beside the button, not out of sight at the top.
+        assert page.locator("#order-form .messages").is_visible()
+        assert "waiting for the price" in page.locator("#order-form .messages").inner_text()
+        if viewport is PHONE:
+            assert page.evaluate("scrollY") > 300  # the box is below the price and the chart
+        assert page.locator(".my-orders .order").count() == 1
+        page.screenshot(path=_shot(f"order-back-{viewport['width']}-{scheme}"))
+
+        # Refused (a limit no one can read): back at the box too, the reason beside it.
+        box.get_by_label("How many, at most").fill("3")
+        box.get_by_label("Limit (credits a share)").fill("cheap")
+        box.get_by_role("button", name="Place order").click()
+        page.wait_for_url("**/market/kv-cache/#order-form")
+        wait_for_focus_settled(page)
+        assert focused(page)["text"] == "Place order"
+        assert "is not an amount of credits" in page.locator("#order-form .messages").inner_text()
     finally:
         context.close()
 
@@ -314,7 +353,12 @@ def test_star_and_order_by_keyboard_keep_the_focus(browser, live_server, long_da
         page.keyboard.type("0.50")
         with page.expect_navigation():
             page.keyboard.press("Enter")
-        assert "waiting for the price" in page.locator(".messages").inner_text()
+        page.wait_for_url("**/market/kv-cache/#order-form")
+        wait_for_focus_settled(page)
+        now = focused(page)
+        # Back in the field Enter was pressed in, the order's message beside the box.
+        assert now["name"] == "limit" and now["visible"], now
+        assert "waiting for the price" in page.locator("#order-form .messages").inner_text()
         order = Order.objects.get(account__user__username="tobias")
         tab_to(page, "document.activeElement.matches('.my-orders button')")
         page.keyboard.press("Enter")

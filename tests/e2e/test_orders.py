@@ -54,7 +54,7 @@ def test_place_see_fill_and_cancel_orders_and_follow_a_term(
         box.get_by_label("How many, at most").fill("10")
         box.get_by_label("Limit (credits a share)").fill("1.25")
         box.get_by_role("button", name="Place order").click()
-        page.wait_for_url("**/market/kv-cache/")
+        page.wait_for_url("**/market/kv-cache/#order-form")
         assert "waiting for the price to reach your limit" in page.locator(".messages").inner_text()
         mine = page.locator(".my-orders")
         assert "Buy up to 10 shares of “KV cache” at most 1.25 credits a share" in mine.inner_text()
@@ -67,7 +67,7 @@ def test_place_see_fill_and_cancel_orders_and_follow_a_term(
         box.get_by_label("How many, at most").fill("3")
         box.get_by_label("Limit (credits a share)").fill("0.90")
         box.get_by_role("button", name="Place order").click()
-        page.wait_for_url("**/market/kv-cache/")
+        page.wait_for_url("**/market/kv-cache/#order-form")
 
         page.goto("/portfolio/")
         orders = page.locator("#orders-heading + .order-list")

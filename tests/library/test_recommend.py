@@ -12,7 +12,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from library import hot, shelf
+from library import hot, saves
 from library.models import HotPaper, Recommendation, SavedPaper
 from library.recommend import readers, similar, text
 from tests.factories import TOPICS, make_paper, make_topical_papers
@@ -27,7 +27,7 @@ def corpus(category, *, per_topic: int = 12, days: int = 3) -> dict[str, list]:
 def test_papers_of_the_saved_topic_come_first(cs_dc, reader):
     papers = corpus(cs_dc)
     for paper in papers["serving"][:4]:
-        shelf.save(user=reader, paper=paper)
+        saves.save(user=reader, paper=paper)
     text.fit()
     readers.refit(user_id=reader.pk)
     ranked = list(
@@ -96,7 +96,7 @@ def test_the_front_page_tells_a_new_reader_how_to_start_and_what_is_hot(
     client, cs_dc, reader, rival
 ):
     papers = corpus(cs_dc, per_topic=2)
-    shelf.save(user=rival, paper=papers["storage"][1])
+    saves.save(user=rival, paper=papers["storage"][1])
     client.force_login(reader)
     section = for_you_section(client.get("/").content.decode())
     assert "Save papers you like" in section and "hot this week" in section
@@ -127,7 +127,7 @@ def test_a_reader_with_saves_but_nothing_new_like_them_is_told_so(client, cs_dc,
     papers = corpus(cs_dc, per_topic=2)
     for name in TOPICS:
         for paper in papers[name]:
-            shelf.save(user=reader, paper=paper)  # every new paper is already theirs
+            saves.save(user=reader, paper=paper)  # every new paper is already theirs
     text.fit()
     readers.refit(user_id=reader.pk)
     client.force_login(reader)
@@ -139,9 +139,9 @@ def test_a_reader_with_saves_but_nothing_new_like_them_is_told_so(client, cs_dc,
 def test_a_hidden_paper_never_appears(client, cs_dc, reader, rival):
     papers = corpus(cs_dc)
     for paper in papers["serving"][:3]:
-        shelf.save(user=reader, paper=paper)
+        saves.save(user=reader, paper=paper)
     victim = papers["serving"][5]
-    shelf.save(user=rival, paper=victim)
+    saves.save(user=rival, paper=victim)
     text.fit()
     readers.refit(user_id=reader.pk)
     similar.store(paper_id=papers["serving"][4].pk)
@@ -178,9 +178,9 @@ def test_similar_papers_on_the_paper_page(client, cs_dc):
 @pytest.mark.django_db
 def test_hot_counts_saves_over_the_period(client, cs_dc, reader, rival):
     papers = corpus(cs_dc, per_topic=2)
-    shelf.save(user=reader, paper=papers["serving"][0])
-    shelf.save(user=rival, paper=papers["serving"][0])
-    shelf.save(user=rival, paper=papers["storage"][1])
+    saves.save(user=reader, paper=papers["serving"][0])
+    saves.save(user=rival, paper=papers["serving"][0])
+    saves.save(user=rival, paper=papers["storage"][1])
     old = SavedPaper.objects.get(user=rival, paper=papers["storage"][1])
     SavedPaper.objects.filter(pk=old.pk).update(saved_at=timezone.now() - dt.timedelta(days=3))
     assert hot.ranking(period="day") == []  # nothing is counted on a request
@@ -227,11 +227,11 @@ def test_twenty_racing_saves_store_the_paper_once(cs_dc, reader):
 @pytest.mark.django_db
 def test_the_hot_list_is_ranked_again_when_due_not_on_every_request(client, cs_dc, reader, rival):
     papers = corpus(cs_dc, per_topic=2)
-    shelf.save(user=rival, paper=papers["storage"][0])
+    saves.save(user=rival, paper=papers["storage"][0])
     # The first reader finds the lists due: the worker (eager here) ranks them.
     # (The counts of the ranking, not the stars' live counts.)
     assert "<strong>1 save</strong>" in client.get("/hot/?period=day").content.decode()
-    shelf.save(user=reader, paper=papers["storage"][0])
+    saves.save(user=reader, paper=papers["storage"][0])
     page = client.get("/hot/?period=day").content.decode()
     assert "<strong>1 save</strong>" in page  # the stored list, until it is due
     cache.delete(hot.REFRESHED)  # five minutes later
@@ -245,7 +245,7 @@ def test_the_hot_page_says_not_yet_until_the_worker_ranks_the_lists(
     from library.tasks import refresh_hot
 
     papers = corpus(cs_dc, per_topic=2)
-    shelf.save(user=reader, paper=papers["storage"][0])
+    saves.save(user=reader, paper=papers["storage"][0])
     # A broker but no worker: the refresh is queued, and nobody runs it.
     monkeypatch.setattr(refresh_hot, "apply_async", lambda *args, **kwargs: None)
     page = Page.of(client.get("/hot/?period=day"))
@@ -260,7 +260,7 @@ def test_the_hot_page_says_not_yet_until_the_worker_ranks_the_lists(
 @pytest.mark.django_db
 def test_the_hot_page_says_nothing_happened_when_the_ranking_found_nothing(client, cs_dc, reader):
     paper = corpus(cs_dc, per_topic=2)["storage"][0]
-    shelf.save(user=reader, paper=paper)
+    saves.save(user=reader, paper=paper)
     SavedPaper.objects.update(saved_at=timezone.now() - dt.timedelta(days=3))  # not today
     assert hot.refresh()["day"] == 0
     page = Page.of(client.get("/hot/?period=day"))
@@ -278,7 +278,7 @@ def test_recommended_reads_a_kept_piece_per_reader(
     for paper in papers["serving"][:3]:
         client.post(f"/abs/{paper.arxiv_id}/tags/", {"tags": "serving"}, follow=True)
     for paper in papers["storage"][:3]:
-        shelf.save(user=rival, paper=paper)
+        saves.save(user=rival, paper=paper)
     text.fit()
     readers.refit(user_id=reader.pk)
     readers.refit(user_id=rival.pk)
@@ -294,12 +294,12 @@ def test_recommended_reads_a_kept_piece_per_reader(
 
     # A renamed tag moves the reader's shelf: the piece is made again with the new name.
     client.force_login(reader)
-    tag = shelf.tag_named(user=reader, name="serving")
+    tag = saves.tag_named(user=reader, name="serving")
     assert tag is not None
     client.post("/library/tags/rename/", {"tag": tag.pk, "name": "inference"})
     assert "like 3 papers in “inference”" in client.get("/recommended/").content.decode()
     # So does a refit: a paper saved since is no longer picked.
-    shelf.save(user=reader, paper=papers["serving"][3])
+    saves.save(user=reader, paper=papers["serving"][3])
     readers.refit(user_id=reader.pk)
     page = client.get("/recommended/").content.decode()
     assert papers["serving"][3].title not in page.split("Why:")[0]

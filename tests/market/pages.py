@@ -1,9 +1,36 @@
 """The market's pages as a trader's browser uses them, read through ``tests.html.Page``: the
-market table's terms in order, the quote page's confirm form, and posting it."""
+market table's terms in order, the quote page's confirm form, and posting it; and how many
+queries a page costs."""
 
 from __future__ import annotations
 
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from peerrevenue import keep
 from tests.html import Element, Page
+
+GRANT = 1_000_000_000  # a new trader's cash, in µ¢ (the settings' starting grant)
+
+
+def count_queries(client, url: str) -> int:
+    # Measure a real render: nothing kept, in the shared cache or this process.
+    cache.clear()
+    keep.forget_local()
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+def count_warm_queries(client, url: str) -> int:
+    """Queries of a render right after another one, with nothing changed in between."""
+    assert client.get(url).status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
 
 
 def get_quote(client, slug="kv-cache", **params):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from market.models import Account, Entry, Holding, LedgerTransaction, Term, Trade
-from papers.calendar import announced_at
+from papers.calendar import submission_period_start
 
 
 def market_state() -> dict:
@@ -23,13 +23,14 @@ def market_state() -> dict:
 
 
 def held_before_the_announcement(date: dt.date) -> None:
-    """Move every term's listing and every trade so far to before listing day ``date`` was
-    announced: the shares held now are then the shares held at the announcement, and its
-    papers pay them (tests that set up a day in the past call this after trading)."""
-    instant = announced_at(date)
-    Term.objects.filter(listed_at__gt=instant - dt.timedelta(days=1)).update(
-        listed_at=instant - dt.timedelta(days=1)
+    """Move every term's listing and every trade so far to before the submission period of
+    listing day ``date`` began (the window of its papers that came with no submission time): the
+    shares held now are then held through the window, and its papers pay them (tests that set
+    up a day in the past call this after trading)."""
+    opens = submission_period_start(date)
+    Term.objects.filter(listed_at__gt=opens - dt.timedelta(days=1)).update(
+        listed_at=opens - dt.timedelta(days=1)
     )
-    Trade.objects.filter(created_at__gt=instant - dt.timedelta(hours=1)).update(
-        created_at=instant - dt.timedelta(hours=1)
+    Trade.objects.filter(created_at__gt=opens - dt.timedelta(hours=1)).update(
+        created_at=opens - dt.timedelta(hours=1)
     )

@@ -21,7 +21,7 @@ from django.test.utils import CaptureQueriesContext
 from market import curve, trade_statements, trading
 from market.ledger import check_ledger
 from market.models import Account, Notice, Order, Term, Trade
-from market.order_book import describe, fill_key
+from market.models.orders import describe, fill_key
 from market.orders import reachable_shares
 from market.units import format_credits, format_shares
 

@@ -9,9 +9,9 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from market.highlighted_html import PageTerms
 from market.models import Term
 from market.templatetags.market import highlight
-from market.term_links import PageTerms
 from papers.typesetting import tex_to_html
 from peerrevenue import keep
 from tests.factories import buy, list_paper, make_paper
@@ -227,16 +227,16 @@ def test_a_renamed_category_shows_at_once_in_kept_paper_items(signed_in, paper, 
 
 
 def test_a_hostile_abstract_gets_a_bounded_number_of_links(terms, cs_dc, client, monkeypatch):
-    from market import term_links
+    from market import highlighted_html
 
     reversed_urls: list[str] = []
-    real_reverse = term_links.reverse
+    real_reverse = highlighted_html.reverse
 
     def counting_reverse(*args, **kwargs):
         reversed_urls.append(args[0])
         return real_reverse(*args, **kwargs)
 
-    monkeypatch.setattr(term_links, "reverse", counting_reverse)
+    monkeypatch.setattr(highlighted_html, "reverse", counting_reverse)
     # 30,000 mentions in 330 kB: every one a link would make a page of megabytes.
     hostile = make_paper(abstract="GPU consensus policy " * 10_000 + "Then a KV cache.")
     normal = make_paper(abstract="A KV cache for consensus on a GPU.")
@@ -244,7 +244,8 @@ def test_a_hostile_abstract_gets_a_bounded_number_of_links(terms, cs_dc, client,
     list_paper(normal, category=cs_dc, date=dt.date(2026, 11, 25))
     page = client.get("/list/cs.DC/").content.decode()
     found = links(page)
-    assert len(found) == term_links.MAX_LINKS + 3  # the hostile's first 200, the neighbour's 3
+    # The hostile's first 200, the neighbour's 3.
+    assert len(found) == highlighted_html.MAX_LINKS + 3
     assert ("/market/kv-cache/", "KV cache") in found  # the neighbour's
     assert sum(text == "KV cache" for _, text in found) == 1  # not the hostile's, past the bound
     # Each term's address is worked out once a text, not once a mention.

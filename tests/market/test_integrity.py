@@ -1,5 +1,6 @@
-"""Market integrity on a live site (issue 12): dividends go to those who held at arXiv's
-announcement, never backwards; refusals say what is true; no amount overflows 64 bits."""
+"""Market integrity on a live site (issues 12 and 40): dividends go to those who held through a
+paper's submission window, never backwards; refusals say what is true; no amount overflows 64
+bits."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ from market.dividends import pay_dividends_for_day
 from market.ledger import check_ledger
 from market.models import Account, DividendEvent, Entry, LedgerTransaction, Term
 from market.units import parse_credits
-from papers.calendar import announced_at
+from papers.calendar import announced_at, submission_period_start
 from papers.models import Listing, Paper
 from tests.factories import buy, sell
 from tests.html import Page, page_text
 from tests.market.pages import confirm, get_quote, hidden_fields
-from tests.market.state import market_state
+from tests.market.state import held_before_the_announcement, market_state
 
 DIVIDEND = 50_000
 # Friday 2 October 2026's listing, announced on Thursday 1 October at 20:00 in New York.
@@ -60,6 +61,7 @@ def test_a_holder_who_bought_after_the_announcement_gets_nothing_for_it(cs_dc, t
     gpu = listed("GPU", at=ANNOUNCED - dt.timedelta(days=3))
     mentioning_papers(cs_dc, 2, phrase="GPU")
     buy(trader, gpu, 10, when=ANNOUNCED - HOUR)
+    held_before_the_announcement(DAY)  # the trader's buy: before the papers' window opened
     buy(rival, gpu, 5, when=ANNOUNCED + HOUR)  # read arXiv's 20:00 mail, bought before ingest
     trader_before, rival_before = trading.balance(trader), trading.balance(rival)
 
@@ -77,15 +79,18 @@ def test_a_holder_who_sold_after_the_announcement_is_paid_for_what_they_held(cs_
     gpu = listed("GPU", at=ANNOUNCED - dt.timedelta(days=3))
     mentioning_papers(cs_dc, 3, phrase="GPU")
     buy(trader, gpu, 8, when=ANNOUNCED - dt.timedelta(days=1))
-    buy(rival, gpu, 2, when=ANNOUNCED)  # at the instant itself: held at the announcement
-    sell(trader, gpu, 8, when=ANNOUNCED + HOUR)  # sold out before the ingest ran
-    before = trading.balance(trader)
+    held_before_the_announcement(DAY)  # held 8 when the papers' window opened
+    sell(trader, gpu, 3, when=ANNOUNCED - HOUR)  # inside the window: 5 held through it
+    buy(rival, gpu, 2, when=ANNOUNCED)  # inside the window (its closing instant): not paid
+    sell(trader, gpu, 5, when=ANNOUNCED + HOUR)  # sold out before the ingest ran
+    before, rival_before = trading.balance(trader), trading.balance(rival)
     assert trading.holding(trader, gpu) == 0
 
     pay_dividends_for_day(category=cs_dc, date=DAY)
 
-    assert trading.balance(trader) == before + 3 * 8 * DIVIDEND
-    assert set(DividendEvent.objects.values_list("shares", flat=True)) == {10}
+    assert trading.balance(trader) == before + 3 * 5 * DIVIDEND
+    assert trading.balance(rival) == rival_before
+    assert set(DividendEvent.objects.values_list("shares", flat=True)) == {5}
     assert check_ledger().ok
 
 
@@ -94,7 +99,9 @@ def test_a_backfill_of_days_before_the_listing_pays_nothing(client, cs_dc, trade
     gpu = listed("GPU", at=ANNOUNCED + HOUR)  # listed an hour after Friday's announcement
     buy(trader, gpu, 10, when=ANNOUNCED + 2 * HOUR)
     mentioning_papers(cs_dc, 2, phrase="GPU")  # Friday: announced before the listing
-    next_day = DAY + dt.timedelta(days=3)  # Monday: announced after it
+    # Tuesday: its submission period opens on Friday at 14:00 New York, after the buy, so the
+    # shares are held through its window (Monday's period opened on Thursday, before the listing).
+    next_day = DAY + dt.timedelta(days=4)
     mentioning_papers(cs_dc, 1, phrase="GPU", date=next_day)
     before = trading.balance(trader)
 
@@ -140,11 +147,12 @@ def test_the_rules_page_states_the_rule(client, db):
         "before D (Sunday evening for Monday's listing)." in text
     )
     assert "at or after the moment the term was listed" in text
-    assert "the shares each trader held at the announcement instant" in text
-    assert "computed from the trade history by each trade's time" in text
+    assert "Each trader is paid for the fewest shares they held at any moment of the window" in text
+    assert "it opens when the paper's first version was submitted and closes at its" in text
     assert (
-        "Shares bought after the announcement earn nothing from it; shares sold after it " in text
+        "Shares bought inside the window earn nothing from that paper, whoever bought them" in text
     )
+    assert "shares sold after the announcement still earn it." in text
 
 
 # check_ledger proves the rule --------------------------------------------------------------
@@ -156,6 +164,7 @@ def paid(cs_dc, trader, rival) -> Term:
     mentioning_papers(cs_dc, 2, phrase="GPU")
     buy(trader, gpu, 6, when=ANNOUNCED - HOUR)
     buy(rival, gpu, 4, when=ANNOUNCED - HOUR)
+    held_before_the_announcement(DAY)  # both held through the papers' window
     pay_dividends_for_day(category=cs_dc, date=DAY)
     assert check_ledger().ok
     return gpu
@@ -178,7 +187,7 @@ def test_check_ledger_fails_on_a_hand_corrupted_payout(paid, trader):
     assert not report.ok
     assert report.violations == [
         f"Dividend transaction {entry.transaction_id} paid account {account.pk} "
-        f"{entry.amount + extra:,} µ¢, but the shares it held at the announcements earned "
+        f"{entry.amount + extra:,} µ¢, but the shares it held through the papers' windows earned "
         f"{entry.amount:,} µ¢ (off by +{extra:,} µ¢)."
     ]
 
@@ -186,12 +195,13 @@ def test_check_ledger_fails_on_a_hand_corrupted_payout(paid, trader):
 def test_check_ledger_fails_when_a_payout_counted_shares_bought_after_it(paid, rival):
     late = buy(rival, paid, 3, when=ANNOUNCED + HOUR)
     assert check_ledger().ok  # after the announcement: rightly not paid
-    # By hand, the late buy moved to before the announcement: the payout no longer matches.
-    type(late).objects.filter(pk=late.pk).update(created_at=ANNOUNCED - HOUR)
+    # By hand, the late buy moved to before the window opened: the payout no longer matches.
+    opens = submission_period_start(DAY)
+    type(late).objects.filter(pk=late.pk).update(created_at=opens - 2 * HOUR)
     report = check_ledger()
     assert not report.ok
     assert any(
-        "recorded 10 shares, but 13 were held at its announcement" in v for v in report.violations
+        "recorded 10 shares, but 13 were held through its window" in v for v in report.violations
     )
 
 

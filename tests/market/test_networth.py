@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 from django.conf import settings
 
-from market import networth, tasks
+from market import leaderboards, networth, tasks
 from market.models import NetWorthSnapshot
 from tests.factories import buy, username
 from tests.html import Page, page_text
@@ -81,7 +81,7 @@ def test_beat_takes_the_snapshot_every_day():
 def leaders(period: str, today: dt.date = WEDNESDAY) -> list[tuple[str, int, int]]:
     return [
         (username(account), account.rank, account.gain)
-        for account in networth.period_leaderboard(period=period, today=today)
+        for account in leaderboards.period_leaderboard(period=period, today=today)
     ]
 
 

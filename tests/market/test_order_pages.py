@@ -133,6 +133,35 @@ def test_an_order_form_with_a_bad_limit_says_why(trader_client, term):
     assert not Order.objects.exists()
 
 
+def test_placing_an_order_comes_back_to_the_order_box_whatever_happened(trader_client, term):
+    """Placed or refused, the reader is sent to the order box (its fragment), not the page's
+    top: the form says so in its ``next``, and without one the view does the same."""
+    form = Page.of(trader_client.get("/market/kv-cache/")).one(
+        "form", action="/market/kv-cache/order/"
+    )
+    assert form.hidden_inputs()["next"] == "/market/kv-cache/#order-form"
+    assert Page.of(trader_client.get("/market/kv-cache/")).one("details", id="order-form")
+    for limit in ("1.25", "cheap"):
+        response = place(trader_client, limit=limit)
+        assert response.redirect_chain == [("/market/kv-cache/#order-form", 302)]
+    response = trader_client.post(
+        "/market/kv-cache/order/",
+        {
+            "side": "buy",
+            "shares": "1",
+            "limit": "0.50",
+            "key": key(),
+            "next": "/market/kv-cache/#order-form",
+        },
+    )
+    assert response["Location"] == "/market/kv-cache/#order-form"
+    hostile = trader_client.post(
+        "/market/kv-cache/order/",
+        {"side": "buy", "shares": "1", "limit": "0.50", "key": key(), "next": "//evil.example/"},
+    )
+    assert hostile["Location"] == "/market/kv-cache/#order-form"
+
+
 @pytest.mark.parametrize(
     "limit, says",
     [
@@ -249,5 +278,11 @@ def test_why_a_possessive_and_a_compound_counted(client, term, cs_dc):
         abstract="The cache's size matters. A write-cache helps.",
     )
     text = page_text(client.get(f"/market/cache/why/{paper.arxiv_id}/"))
-    assert "Followed by a possessive ’s, which counts as the word itself." in text
-    assert "Part of a hyphenated compound" in text
+    # Each rule named as the rules page numbers and names it.
+    assert (
+        "Followed by a possessive ’s, which leaves the word whole (rule 4, “Possessives count”)"
+        in (text)
+    )
+    assert (
+        "Part of a hyphenated compound" in text and "(rule 5, “Hyphenated compounds count”)" in text
+    )

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from market import curve, dividends, stats, trading
+from market import curve, dividends, leaderboards, stats, trading
 from market.models import Entry, Term
 from tests.factories import announce, buy, sell, username
 from tests.market.state import held_before_the_announcement
@@ -272,7 +272,7 @@ def test_account_history_is_every_cash_movement_with_a_running_balance(trader, k
 
 
 def test_leaderboard_score_is_net_worth_at_sell_back_minus_grants(trader, rival, traded):
-    scores = {username(a): a for a in stats.leaderboard()}
+    scores = {username(a): a for a in leaderboards.leaderboard()}
     for user in (trader, rival):
         summary = stats.portfolio(user=user)
         row = scores[user.username]
@@ -293,7 +293,7 @@ def test_sql_sell_back_value_matches_the_curve(settings, django_user_model, p0, 
     for user, shares in zip(users, (7, 1, 13), strict=True):
         buy(user, term, shares)
     term.refresh_from_db()
-    values = {a.user_id: a.holdings_value for a in stats.scored_accounts()}
+    values = {a.user_id: a.holdings_value for a in leaderboards.scored_accounts()}
     for user, shares in zip(users, (7, 1, 13), strict=True):
         assert values[user.pk] == stats.sell_back_value(
             supply=term.supply, shares=shares, p0=p0, k=k
@@ -316,22 +316,22 @@ def test_leaderboard_ranks_traders_only_and_ties_share_a_rank(
     gone.is_active = False
     gone.save()
 
-    board = [(username(a), a.rank) for a in stats.leaderboard()]
+    board = [(username(a), a.rank) for a in leaderboards.leaderboard()]
     # The early buyer gains what the late one lost (less fees); the two one-term traders tie.
     assert board == [("tobias", 1), ("cora", 2), ("twin", 2), ("rhea", 4)]
     assert "rosalind" not in dict(board)  # never traded
-    assert stats.standing(user=reader) is None
-    mine = stats.standing(user=rival)
+    assert leaderboards.standing(user=reader) is None
+    mine = leaderboards.standing(user=rival)
     assert mine is not None and (mine.rank, mine.of) == (4, 4)
-    twins = stats.standing(user=twin)
+    twins = leaderboards.standing(user=twin)
     assert twins is not None and twins.rank == 2
 
 
 def test_leaderboard_page_costs_the_same_queries_however_many_traders(django_user_model, kv_cache):
     def page_queries() -> int:
         with CaptureQueriesContext(connection) as queries:
-            list(stats.leaderboard()[:50])
-            stats.standing(user=first)
+            list(leaderboards.leaderboard()[:50])
+            leaderboards.standing(user=first)
         return len(queries)
 
     first = django_user_model.objects.create_user("first")

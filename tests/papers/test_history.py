@@ -19,7 +19,7 @@ from market import trading
 from market.dividends import pay_dividends_for_day
 from market.models import Account, DividendEvent, Mention, Term
 from papers.arxiv.errors import FetchError
-from papers.arxiv.records import ParsedAuthor, ParsedEntry, ParsedFeed
+from papers.arxiv.records import ParsedAuthor, ParsedFeed, ParsedRecord
 from papers.calendar import announcement_date_for
 from papers.history.oai import harvest
 from papers.history.records import MalformedRecord, parse_created
@@ -267,7 +267,7 @@ def test_a_day_the_daily_feed_ingested_is_never_disturbed(categories):
 def test_the_daily_feed_replaces_an_approximate_listing_with_its_own(categories):
     cs_dc, _ = categories
     import_snapshot(path=SNAPSHOT, categories=categories)
-    entry = ParsedEntry(
+    entry = ParsedRecord(
         arxiv_id="2401.00101",
         version=1,
         title="Straggler-aware consensus at scale",

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from papers.arxiv.records import ParsedAuthor, ParsedEntry, ParsedFeed
+from papers.arxiv.records import ParsedAuthor, ParsedFeed, ParsedRecord
 from papers.history.oai import harvest
 from papers.history.records import parse_snapshot_line
 from papers.history.snapshot import import_snapshot
@@ -125,13 +125,13 @@ def test_the_snapshot_and_the_harvest_read_the_same_fields_alike():
     assert entry.version_dates[3] == dt.datetime(2024, 5, 1, 17, 45, 30, tzinfo=dt.UTC)
 
 
-def _feed(entry: ParsedEntry) -> ParsedFeed:
+def _feed(entry: ParsedRecord) -> ParsedFeed:
     return ParsedFeed(format="rss", date=dt.date(2024, 6, 11), entries=[entry])
 
 
 def test_a_later_feed_that_dates_nothing_keeps_every_date(imported, cs_dc, client):
     # The daily feed's replacement of the same version: RSS dates no version at all.
-    rss = ParsedEntry(
+    rss = ParsedRecord(
         arxiv_id="2403.00201",
         version=4,
         title="Gossip that survives four revisions",
@@ -164,7 +164,7 @@ def test_a_later_feed_that_dates_nothing_keeps_every_date(imported, cs_dc, clien
 
 def test_an_import_completes_a_paper_the_feed_stored_and_a_rerun_changes_nothing(cs_dc, client):
     # The daily feed stored v4 as RSS has it: no version dated, no DOI, no report number.
-    feed = ParsedEntry(
+    feed = ParsedRecord(
         arxiv_id="2403.00201",
         version=4,
         title="Gossip that survives four revisions",

@@ -515,11 +515,11 @@ def test_enrichment_is_off_with_the_setting_or_the_flag(cs_dc, arxiv_server, set
 
 def test_enrichment_requests_batches_of_at_most_100(settings, arxiv_server):
     from papers.arxiv.enrichment import enrich
-    from papers.arxiv.records import ParsedEntry, ParsedFeed
+    from papers.arxiv.records import ParsedFeed, ParsedRecord
 
     arxiv_server.route("/api/query", Reply(200, fixture_bytes("api_response.xml")))
     entries = [
-        ParsedEntry(
+        ParsedRecord(
             arxiv_id=f"2611.{10000 + i}",
             version=1,
             title="t",

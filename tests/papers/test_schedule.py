@@ -7,7 +7,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from papers.calendar import announcement_date_for, is_listing_day, latest_listing_days
+from papers.calendar import (
+    announcement_date_for,
+    is_listing_day,
+    latest_listing_days,
+    submission_deadline,
+    submission_period_start,
+)
 
 NY = ZoneInfo("America/New_York")
 
@@ -81,3 +87,32 @@ def test_latest_listing_days(now, expected):
     days = latest_listing_days(moment, 3)
     assert [day.isoformat() for day in days] == expected
     assert all(is_listing_day(day) for day in days)
+
+
+# Listing day → (the period's first instant, its deadline), New York time. Thanksgiving 2026 is
+# Thursday 26 November: no announcement that evening, so no deadline that afternoon either.
+PERIODS = [
+    ("2026-11-24", "2026-11-20 14:00", "2026-11-23 14:00"),  # Tuesday: Friday to Monday
+    ("2026-11-25", "2026-11-23 14:00", "2026-11-24 14:00"),  # Wednesday: Monday to Tuesday
+    ("2026-11-30", "2026-11-25 14:00", "2026-11-27 14:00"),  # Monday after Thanksgiving
+    ("2026-12-01", "2026-11-27 14:00", "2026-11-30 14:00"),
+    ("2027-01-04", "2026-12-30 14:00", "2026-12-31 14:00"),  # New Year's Day is a holiday
+]
+
+
+@pytest.mark.parametrize(("listed", "opens", "closes"), PERIODS)
+def test_a_listing_days_submission_period(listed, opens, closes):
+    day = dt.date.fromisoformat(listed)
+    assert submission_period_start(day) == dt.datetime.fromisoformat(opens).replace(tzinfo=NY)
+    assert submission_deadline(day) == dt.datetime.fromisoformat(closes).replace(tzinfo=NY)
+
+
+def test_the_period_holds_exactly_what_the_schedule_lists_that_day():
+    """Every half hour of five weeks around Thanksgiving and New Year: a submission lands on
+    listing day D (holidays kept) exactly when it falls in D's period, so the window opened at
+    the period's start never misses a paper's true submission."""
+    moment = dt.datetime(2026, 11, 16, 0, 0, tzinfo=NY)
+    while moment < dt.datetime(2027, 1, 12, tzinfo=NY):
+        listed = announcement_date_for(moment, holidays=True)
+        assert submission_period_start(listed) <= moment < submission_deadline(listed), moment
+        moment += dt.timedelta(minutes=30)

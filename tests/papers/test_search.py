@@ -453,15 +453,16 @@ def test_the_page_costs_the_same_number_of_queries_however_many_results(client):
     # The count, the page, the page's categories, the market terms the words name, the terms
     # each result mentions, the page's facts (term set and prices, for the highlighting and
     # its hover prices), the market's term matcher until it is cached, and the stars of the
-    # results (the library's "saved" holes: one query for the page).
-    with at_most_queries(8):
+    # results (the library's "saved" holes: one query for the page) and their comment counts
+    # (discussion's "comments" holes: one query for the page).
+    with at_most_queries(9):
         assert len(result_ids(search(client, "consensus"))) == 25
-    with at_most_queries(7):
+    with at_most_queries(8):
         assert len(result_ids(search(client, "consensus", page=2))) == 15
     # Nothing matches exactly: the fallback adds its look-up of the words like the typed one
     # and its count; and the market's term matcher may be reloaded once, whatever the number
     # of results.
-    with at_most_queries(11):
+    with at_most_queries(12):
         assert len(result_ids(search(client, "Lamprt"))) == 25
 
 

@@ -220,12 +220,13 @@ def test_category_page_query_count_is_fixed(client, cs_dc, reader):
     make_listed_papers(40, category=cs_dc, date=THURSDAY, first_number=100)
     many_cold, many_warm = cold_and_warm()
     # One more for the query asking where the next page starts (a day's replacements show
-    # where the day ends), and one for the stars of entries not filled before (library's
-    # "saved" holes: one query for the whole page); never one per paper.
-    assert many_cold == few_cold + 2
+    # where the day ends), one for the stars of entries not filled before (library's
+    # "saved" holes: one query for the whole page) and one for their comment counts
+    # (discussion's "comments" holes, the same way); never one per paper.
+    assert many_cold == few_cold + 3
     # The page's facts, category, count, page, the next page's first day, replacements, three
-    # for the day navigation, session and user.
-    assert many_cold <= 12
+    # for the day navigation, session and user, the stars and the comment counts.
+    assert many_cold <= 13
     # Then the page is kept until something it shows changes: the session with its reader
     # (accounts.sessions, one statement) and the page's facts (the stamps it is kept by, the
     # watchers, the reader's watch) are all that is left to ask the database.

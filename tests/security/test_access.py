@@ -82,6 +82,10 @@ SAMPLES = {
     "id": "1",
     "name": "Ada Lovelace",
     "username": "tobias",
+    "pk": "1",
+    "target": "paper:1",
+    "order_id": "1",
+    "file_name": "trades-2026-11-24.jsonl.gz",
 }
 # Parameters outside the admin: none of them can name an account; a username names only the
 # public trader page, which shows what the trader chose to show (tests/accounts).
@@ -96,6 +100,13 @@ PUBLIC_PARAMETERS = {
     "token",
     "name",
     "username",
+    # A comment's number and a thread's paper or term (discussion): never a user's.
+    "pk",
+    "target",
+    # The API's: a dump's file name, public; an order's id, answered only to its owner's
+    # token (anyone else's is "no such order", tests/api/test_acting.py).
+    "file_name",
+    "order_id",
 }
 # Unnamed regex routes cannot be reversed; each gets a concrete address here.
 UNNAMED_REGEX_ROUTES = {
@@ -168,6 +179,14 @@ KNOWN_POSTS = {
     "/library/tags/",
     "/library/tags/rename/",
     "/library/tags/delete/",
+    "/abs/2611.00001/note/",
+    "/discussion/post/",
+    "/discussion/follow/",
+    "/discussion/comment/1/edit/",
+    "/discussion/comment/1/delete/",
+    "/discussion/comment/1/vote/",
+    "/discussion/comment/1/report/",
+    "/accounts/settings/tokens/",
 }
 
 
@@ -201,6 +220,8 @@ def trade_order(key: str | None = None) -> dict[str, str]:
         ("get", "/accounts/settings/", {}, "/accounts/settings/"),
         ("post", "/accounts/settings/", {"daily_digest": "on"}, "/accounts/settings/"),
         ("get", "/accounts/password_change/", {}, "/accounts/password_change/"),
+        ("get", "/accounts/settings/tokens/", {}, "/accounts/settings/tokens/"),
+        ("post", "/accounts/settings/tokens/", {"name": "x"}, "/accounts/settings/tokens/"),
         ("post", "/list/cs.DC/watch/", {}, "/list/cs.DC/"),
         ("post", "/market/kv-cache/trade/", trade_order(), "/market/kv-cache/"),
         ("get", "/market/propose/", {}, "/market/propose/"),
@@ -327,6 +348,14 @@ def test_every_post_without_a_csrf_token_is_refused_and_changes_nothing(
     refused = {}
     for url in SITE_URLS:
         response = csrf_client.post(url, {"side": "buy", "shares": "1", "daily_digest": "on"})
+        if url.startswith("/api/"):
+            # The API never acts for a session, only for a bearer token (which a page elsewhere
+            # cannot make a browser send), so it needs no CSRF token: a session alone is
+            # refused like any request without a token, and nothing changes.
+            refused[url] = response.status_code in (401, 403, 404, 405) and response[
+                "Content-Type"
+            ].startswith("application/problem+json")
+            continue
         refused[url] = response.status_code == 403 and b"CSRF verification failed" in (
             response.content
         )

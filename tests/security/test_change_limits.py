@@ -71,8 +71,7 @@ def test_watch_toggles_stop_at_the_limit(reader_client, reader, rival, cs_dc, cl
 
 @pytest.mark.django_db
 def test_follow_toggles_stop_at_the_watch_limit(reader_client, reader, settings):
-    from market.models import Term
-    from market.notice_models import Follow
+    from market.models import Follow, Term
 
     settings.RATELIMIT_WATCHES_PER_WINDOW = 4
     term = Term.objects.create(phrase="quorum")

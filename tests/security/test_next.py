@@ -10,8 +10,7 @@ from django.test import Client
 
 from library.models import SavedPaper
 from market import trading
-from market.models import Order, Term, Trade
-from market.notice_models import Follow
+from market.models import Follow, Order, Term, Trade
 from tests.factories import buy, make_paper
 from tests.market.pages import confirm, get_quote, hidden_fields
 

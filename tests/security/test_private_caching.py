@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from accounts.saved_searches import save_search
-from library import shelf
+from library import saves
 from market.models import Term
 from tests.factories import buy, make_listed_papers
 
@@ -40,7 +40,7 @@ SIGNED_IN_PAGES = [
 @pytest.fixture
 def signed_in(trader, cs_dc) -> Client:
     papers = make_listed_papers(2, category=cs_dc, date=dt.date(2026, 11, 24))
-    shelf.save(user=trader, paper=papers[0])
+    saves.save(user=trader, paper=papers[0])
     save_search(user=trader, text="consensus")
     buy(trader, Term.objects.create(phrase="KV cache"), 3)
     client = Client()

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from papers import ingest
+from papers import backfills, ingest
 from papers.management.commands.ingest import category_argument, date_argument
 
 
@@ -48,7 +48,7 @@ class Command(BaseCommand):
                 bar.update(done - bar.n)
 
             try:
-                runs = ingest.backfill(
+                runs = backfills.backfill(
                     category=category,
                     since=since,
                     until=until,

@@ -1,0 +1,375 @@
+"""The discussion's parts of other apps' kept pages, filled per request (peerrevenue.keep
+holes, as library/fillers.py fills its stars):
+
+- ``thread`` (argument ``paper:ID``) and ``term-thread`` (``term:ID``): the discussion
+  section. Its comments come kept per thread stamp (``threads.kept_page``); here go the
+  reader's own parts (their votes, the forms with their CSRF token, edit and delete on their
+  own comments while the window is open, follow) and on a term's page each writer's holding.
+  Filled under the ``comments`` fact (any comment or vote anywhere), on a term's page the
+  prices (holdings move with trades) and who may be named, the reader, their CSRF secret,
+  the address and, for a signed-in reader, the minute (edit windows close by the clock).
+- ``comments`` (argument ``paper:ID`` or ``term:ID``): "3 comments" on list pages, one query
+  for a page's counts, filled under the ``comments`` and ``terms`` facts.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from urllib.parse import quote
+
+from django.http import HttpRequest
+from django.middleware.csrf import get_token
+from django.template.defaultfilters import pluralize
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from authorship.verified import verified_author_ids
+from market import public_names
+from peerrevenue import keep, replicas
+
+from . import rules, threads
+from .models import Report, Thread
+from .targets import Target
+
+
+def _page_number(request: HttpRequest) -> int:
+    raw = request.GET.get("comments", "1")
+    return int(raw) if raw.isdigit() and len(raw) < 7 else 1
+
+
+def thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    """A paper's thread: nothing in it moves with trades; its writers' author marks move with
+    the claims (the every-page fact ``verified``, accounts/verified_authors.py)."""
+    return _thread(request, market=(keep.facts_of(request)["verified"],))
+
+
+def term_thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    """A term's thread: its writers' holdings move with the prices (any trade) and who may be
+    named."""
+    facts = keep.facts_of(request)
+    return _thread(request, market=(facts["prices"], facts.values.get((public_names.FACT,))))
+
+
+def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[str], str]]:
+    facts = keep.facts_of(request)
+    user = request.user if request.user.is_authenticated else None
+    secret = request.META.get("CSRF_COOKIE") if user is not None else None
+    path = request.get_full_path()
+    minute = int(time.time() // 60) if user is not None else None
+    version = (facts["comments"], *market, getattr(user, "pk", None), secret, path, minute)
+
+    def fill(argument: str) -> str:
+        target = Target.parse(argument)
+        if target is None:
+            return ""
+        found, names, state = _thread_and_reader(target=target, user_id=getattr(user, "pk", None))
+        kept = threads.kept_page(
+            thread=found,
+            names=names,
+            page=_page_number(request),
+            on_term=target.kind == "term",
+            facts=facts,
+        )
+        fills: dict[tuple[str, str], str] = {}
+        if target.kind == "term" and kept.writer_ids():
+            fills.update(_holdings(term_id=target.pk, writer_ids=kept.writer_ids()))
+        elif target.kind == "paper" and kept.writer_ids():
+            fills.update(_authors(paper_id=target.pk, writer_ids=kept.writer_ids()))
+        if user is None:
+            fills[("reader", "")] = _anonymous_part(target=target, path=path)
+        else:
+            token = get_token(request)
+            fills[("reader", "")] = _reader_part(
+                target=target, state=state, token=token, path=path, user=user
+            )
+            for kind, comment_id in kept.comments():
+                fills[(kind, str(comment_id))] = _actions(
+                    target=target,
+                    comment_id=comment_id,
+                    top=kind == "actions",
+                    state=state,
+                    token=token,
+                    path=path,
+                )
+        return kept.join(fills)
+
+    return version, fill
+
+
+class ReaderState:
+    """What the reader did in the thread: their votes, their own comments (with the text of
+    those they may still edit), whether they follow it, and a suspension's reason."""
+
+    def __init__(self, voted, following, suspended, own) -> None:
+        self.voted = set(voted or [])
+        self.following = bool(following)
+        self.suspended: str | None = suspended
+        self.own = {int(pk): (body, editable) for pk, body, editable in own or []}
+
+
+def _thread_and_reader(
+    *, target: Target, user_id: int | None
+) -> tuple[Thread | None, int, ReaderState]:
+    """The thread (its id, stamp and count), the traders stamp (a writer renamed) and the
+    reader's state in it: one query, whatever the page shows."""
+    window = int(rules.EDIT_WINDOW.total_seconds())
+    with replicas.reading_connection().cursor() as cursor:
+        cursor.execute(
+            "SELECT t.id, t.stamp, t.comment_count,"
+            " (SELECT value FROM kept_stamp WHERE name = 'traders'),"
+            " (SELECT array_agg(v.comment_id) FROM discussion_vote AS v"
+            "   JOIN discussion_comment AS c ON c.id = v.comment_id"
+            "   WHERE v.user_id = %(user)s AND c.thread_id = t.id),"
+            " EXISTS (SELECT 1 FROM discussion_follow AS f WHERE f.user_id = %(user)s"
+            "   AND f.thread_id = t.id),"
+            " (SELECT reason FROM discussion_suspension WHERE user_id = %(user)s"
+            "   AND (until IS NULL OR until > now())),"
+            " (SELECT json_agg(json_build_array(c.id, c.body,"
+            "    c.created_at > now() - make_interval(secs => %(window)s)))"
+            "   FROM discussion_comment AS c WHERE c.author_id = %(user)s"
+            "   AND c.thread_id = t.id AND c.deleted_at IS NULL AND c.hidden_at IS NULL)"
+            " FROM (SELECT 1) AS one"  # noqa: S608 - the column is ours: paper_id or term_id
+            f" LEFT JOIN discussion_thread AS t ON t.{target.column} = %(pk)s",
+            {"user": user_id, "pk": target.pk, "window": window},
+        )
+        row = cursor.fetchone()
+    thread_id, stamp, count, names, *state = row
+    found = None
+    if thread_id is not None:
+        found = Thread(pk=thread_id, stamp=stamp, comment_count=count)
+        found.paper_id = target.pk if target.kind == "paper" else None
+        found.term_id = target.pk if target.kind == "term" else None
+    return found, names or 0, ReaderState(*state)
+
+
+def _hidden_fields(token: str, back: str) -> str:
+    return format_html(
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+        '<input type="hidden" name="next" value="{}">',
+        token,
+        back,
+    )
+
+
+def _body_field(*, field_id: str, label: str, value: str = "") -> str:
+    return format_html(
+        '<label for="{id}">{label}</label>'
+        '<textarea id="{id}" name="body" rows="4" maxlength="{most}" required'
+        ' aria-describedby="{id}-help">{value}</textarea>'
+        '<p class="help-text" id="{id}-help">Markdown: *emphasis*, `code`, [links](https://…),'
+        " &gt; quotes, - lists; maths in $…$.</p>",
+        id=field_id,
+        label=label,
+        most=rules.MAX_CHARACTERS,
+        value=value,
+    )
+
+
+def _key_field() -> str:
+    return format_html('<input type="hidden" name="key" value="{}">', uuid.uuid4().hex)
+
+
+def _anonymous_part(*, target: Target, path: str) -> str:
+    return format_html(
+        '<p class="discussion__join"><a href="{}?next={}">Sign in</a> to comment, vote or'
+        ' follow this discussion. <a href="{}">Atom feed</a></p>',
+        reverse("login"),
+        quote(path + "#discussion", safe="/"),
+        reverse("discussion:feed", args=[str(target)]),
+    )
+
+
+def _reader_part(*, target: Target, state: ReaderState, token: str, path: str, user) -> str:
+    return render_to_string(
+        "discussion/_reader_part.html",
+        {
+            "target": str(target),
+            "following": state.following,
+            "suspended": state.suspended,
+            "hidden": mark_safe(_hidden_fields(token, path + "#discussion")),  # noqa: S308
+            "body_field": mark_safe(  # noqa: S308 - format_html escaped it
+                _body_field(field_id="discussion-new", label="Add a comment")
+            ),
+            "key_field": mark_safe(_key_field()),  # noqa: S308
+            "new_account": rules.is_new(user, now=timezone.now()),
+            "rules": rules,
+        },
+    )
+
+
+def _actions(
+    *, target: Target, comment_id: int, top: bool, state: ReaderState, token: str, path: str
+) -> str:
+    back = f"{path}#comment-{comment_id}"
+    hidden = _hidden_fields(token, back)
+    parts: list[str] = []
+    own = state.own.get(comment_id)
+    if own is None:
+        voted = comment_id in state.voted
+        parts.append(
+            format_html(
+                '<form method="post" action="{}">{}<input type="hidden" name="up" value="{}">'
+                '<button type="submit" class="button button--quiet" aria-pressed="{}">{}</button>'
+                "</form>",
+                reverse("discussion:vote", args=[comment_id]),
+                hidden,
+                "0" if voted else "1",
+                "true" if voted else "false",
+                "▲ Upvoted" if voted else "▲ Upvote",
+            )
+        )
+    if top and state.suspended is None:
+        parts.append(
+            format_html(
+                '<details class="comment__more"><summary>Reply</summary>'
+                '<form method="post" action="{}">{}{}'
+                '<input type="hidden" name="target" value="{}">'
+                '<input type="hidden" name="parent" value="{}">'
+                '{}<button type="submit" class="button">Post reply</button></form></details>',
+                reverse("discussion:post"),
+                hidden,
+                _key_field(),
+                target,
+                comment_id,
+                _body_field(field_id=f"reply-{comment_id}", label="Your reply"),
+            )
+        )
+    if own is not None:
+        body, editable = own
+        if editable and state.suspended is None:
+            parts.append(
+                format_html(
+                    '<details class="comment__more"><summary>Edit</summary>'
+                    '<form method="post" action="{}">{}{}'
+                    '<button type="submit" class="button">Save</button></form></details>',
+                    reverse("discussion:edit", args=[comment_id]),
+                    hidden,
+                    _body_field(field_id=f"edit-{comment_id}", label="Your comment", value=body),
+                )
+            )
+        parts.append(
+            format_html(
+                '<form method="post" action="{}">{}'
+                '<button type="submit" class="button button--quiet">Delete</button></form>',
+                reverse("discussion:delete", args=[comment_id]),
+                hidden,
+            )
+        )
+    else:
+        parts.append(
+            format_html(
+                '<details class="comment__more"><summary>Report</summary>'
+                '<form method="post" action="{action}">{hidden}'
+                '<label for="report-{id}">Why?</label>'
+                '<select id="report-{id}" name="reason">{options}</select>'
+                '<label for="report-details-{id}">Anything the curators should know'
+                " (optional)</label>"
+                '<input type="text" id="report-details-{id}" name="details" maxlength="500">'
+                '<button type="submit" class="button">Send report</button></form></details>',
+                action=reverse("discussion:report", args=[comment_id]),
+                hidden=hidden,
+                id=comment_id,
+                options=format_html_join_options(Report.Reason.choices),
+            )
+        )
+    return format_html('<div class="comment__actions">{}</div>', mark_safe("".join(parts)))  # noqa: S308
+
+
+def format_html_join_options(choices: Iterable[tuple[str, str]]) -> str:
+    return mark_safe(  # noqa: S308 - each option escaped by format_html
+        "".join(
+            format_html('<option value="{}">{}</option>', value, label) for value, label in choices
+        )
+    )
+
+
+def _holdings(*, term_id: int, writer_ids: list[int]) -> dict[tuple[str, str], str]:
+    """What each writer holds of the term, beside their name; traders who keep their page
+    private are not shown holding anything."""
+    with replicas.reading_connection().cursor() as cursor:
+        cursor.execute(
+            "SELECT a.user_id, h.shares FROM market_holding AS h"
+            " JOIN market_account AS a ON a.id = h.account_id"
+            " WHERE h.term_id = %s AND h.shares > 0 AND a.user_id = ANY(%s)"  # noqa: S608
+            f" AND a.user_id NOT IN ({public_names.private_sql()})",
+            [term_id, writer_ids],
+        )
+        return {
+            ("holds", str(user_id)): format_html(
+                ' <span class="comment__holds">holds {}</span>', f"{shares:,}"
+            )
+            for user_id, shares in cursor.fetchall()
+        }
+
+
+def _authors(*, paper_id: int, writer_ids: list[int]) -> dict[tuple[str, str], str]:
+    """The paper's verified authors among the writers, marked beside their names."""
+    authors = verified_author_ids(paper_ids=[paper_id]).get(paper_id, set())
+    return {
+        ("author", str(user_id)): mark_safe(  # noqa: S308 - a constant
+            ' <span class="badge badge--verified" title="A curator verified this reader'
+            ' as an author of the paper">author</span>'
+        )
+        for user_id in writer_ids
+        if user_id in authors
+    }
+
+
+class CountFill:
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[int, str]] = {}
+        self.asked: set[str] = set()
+
+    def prefetch(self, arguments: Iterable[str]) -> None:
+        parsed = (Target.parse(argument.partition(" ")[0]) for argument in arguments)
+        targets = [t for t in parsed if t and str(t) not in self.asked]
+        if not targets:
+            return
+        self.asked.update(map(str, targets))
+        papers = [t.pk for t in targets if t.kind == "paper"]
+        terms = [t.pk for t in targets if t.kind == "term"]
+        with replicas.reading_connection().cursor() as cursor:
+            cursor.execute(
+                "SELECT t.paper_id, t.term_id, t.comment_count, p.arxiv_id, m.slug"
+                " FROM discussion_thread AS t"
+                " LEFT JOIN papers_paper AS p ON p.id = t.paper_id"
+                " LEFT JOIN market_term AS m ON m.id = t.term_id"
+                " WHERE (t.paper_id = ANY(%s) OR t.term_id = ANY(%s)) AND t.comment_count > 0",
+                [papers, terms],
+            )
+            for paper_id, term_id, count, arxiv_id, slug in cursor.fetchall():
+                if paper_id is not None:
+                    url = reverse("papers:paper", args=[arxiv_id])
+                    self.rows[f"paper:{paper_id}"] = (count, url)
+                else:
+                    self.rows[f"term:{term_id}"] = (count, reverse("market:term", args=[slug]))
+
+    def __call__(self, argument: str) -> str:
+        # "paper:PK ARXIV_ID": the id comes from the kept entry around the hole (keyed by the
+        # paper's stamp), so an edited id shows at once although these counts are not keyed by
+        # papers.
+        argument, _, arxiv_id = argument.partition(" ")
+        if argument not in self.asked:
+            self.prefetch([argument])
+        found = self.rows.get(argument)
+        if found is None:
+            return ""
+        count, url = found
+        if arxiv_id:
+            url = reverse("papers:paper", args=[arxiv_id])
+        return format_html(
+            '<a class="comments-count" href="{}#discussion">{} comment{}</a>',
+            url,
+            f"{count:,}",
+            pluralize(count),
+        )
+
+
+def counts(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+    facts = keep.facts_of(request)
+    return (facts["comments"], facts["terms"]), CountFill()

@@ -1,0 +1,206 @@
+"""Threads on paper and term pages as readers use them: comment, reply, edit, delete, vote,
+permalink, pages of a long thread."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from discussion.models import Comment
+from discussion.threads import PER_PAGE
+from tests.discussion.speak import comments_on, post, texts
+from tests.factories import buy
+from tests.html import Page, page_text
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_comment_with_a_formula_shows_on_the_paper_page(client, writer, paper):
+    url = paper.get_absolute_url()
+    anonymous = Page.of(client.get(url))
+    assert "No comments yet." in anonymous.text
+    assert "Sign in to comment" in anonymous.text
+    client.force_login(writer)
+    response = post(client, target=f"paper:{paper.pk}", body="Is $x^2 \\leq n$ *tight*?", next_=url)
+    assert response.status_code == 303
+    comment = Comment.objects.get()
+    assert response["Location"] == f"{url}#comment-{comment.pk}"
+    html = client.get(url).content.decode()
+    article = comments_on(client, url)[0]
+    assert article.id == f"comment-{comment.pk}"
+    assert "<math>" in html and "<em>tight</em>" in html
+    assert "tobias" in article.text and "0 votes" in article.text
+    assert "1 comment" in Page.of(client.get(url)).one("h2", id="discussion-heading").text
+    client.logout()
+    assert "1 comment" in page_text(client.get(url))  # the anonymous page, kept, moved too
+
+
+def test_a_formula_the_typesetter_cannot_set_shows_its_source(client, writer, paper):
+    client.force_login(writer)
+    post(client, target=f"paper:{paper.pk}", body="See $\\nosuchmacro{x}$ and $\\frac12$.")
+    article = comments_on(client, paper.get_absolute_url())[0]
+    assert "$\\nosuchmacro{x}$" in article.text
+    assert article.select("math")
+
+
+def test_replies_are_one_level_deep_and_follow_their_parent(client, writer, other, paper):
+    url, target = paper.get_absolute_url(), f"paper:{paper.pk}"
+    client.force_login(writer)
+    post(client, target=target, body="First thought")
+    first = Comment.objects.get()
+    client.force_login(other)
+    post(client, target=target, body="A reply", parent=first.pk)
+    reply = Comment.objects.get(body="A reply")
+    post(client, target=target, body="A reply to the reply", parent=reply.pk)
+    assert Comment.objects.get(body="A reply to the reply").parent_id == first.pk
+    post(client, target=target, body="Second thought")
+    assert texts(client, url) == [
+        "First thought",
+        "A reply",
+        "A reply to the reply",
+        "Second thought",
+    ]
+    nested = Page.of(client.get(url)).select("ol", cls="discussion__replies")
+    assert len(nested) == 1 and len(nested[0].select("article")) == 2
+
+
+def test_a_writer_edits_within_the_window_and_it_says_edited(client, writer, paper):
+    url = paper.get_absolute_url()
+    client.force_login(writer)
+    post(client, target=f"paper:{paper.pk}", body="Teh result")
+    comment = Comment.objects.get()
+    assert Page.of(client.get(url)).select("textarea", id=f"edit-{comment.pk}")
+    client.post(f"/discussion/comment/{comment.pk}/edit/", {"body": "The result", "next": url})
+    article = comments_on(client, url)[0]
+    assert "The result" in article.text and "edited" in article.text
+    Comment.objects.filter(pk=comment.pk).update(
+        created_at=timezone.now() - dt.timedelta(minutes=16)
+    )
+    response = client.post(
+        f"/discussion/comment/{comment.pk}/edit/",
+        {"body": "Changed later", "next": url},
+        follow=True,
+    )
+    assert "can be edited for 15 minutes" in page_text(response)
+    assert Comment.objects.get().body == "The result"
+    assert not Page.of(client.get(url)).select("textarea", id=f"edit-{comment.pk}")
+
+
+def test_only_the_writer_edits_or_deletes(client, writer, other, paper):
+    client.force_login(writer)
+    post(client, target=f"paper:{paper.pk}", body="Mine")
+    comment = Comment.objects.get()
+    client.force_login(other)
+    response = client.post(f"/discussion/comment/{comment.pk}/delete/", {"next": "/"}, follow=True)
+    assert "not yours to change" in page_text(response)
+    client.post(f"/discussion/comment/{comment.pk}/edit/", {"body": "Theirs", "next": "/"})
+    assert Comment.objects.get().body == "Mine" and Comment.objects.get().deleted_at is None
+
+
+def test_a_deleted_comment_keeps_its_place_and_its_replies(client, writer, other, paper):
+    url, target = paper.get_absolute_url(), f"paper:{paper.pk}"
+    client.force_login(writer)
+    post(client, target=target, body="Regrettable")
+    comment = Comment.objects.get()
+    client.force_login(other)
+    post(client, target=target, body="Indeed", parent=comment.pk)
+    client.force_login(writer)
+    client.post(f"/discussion/comment/{comment.pk}/delete/", {"next": url})
+    articles = comments_on(client, url)
+    assert "deleted by its writer" in articles[0].text and "Regrettable" not in articles[0].text
+    assert "tobias" not in articles[0].text
+    assert "Indeed" in articles[1].text
+    assert "1 comment" in Page.of(client.get(url)).one("h2", id="discussion-heading").text
+    assert Comment.objects.get(pk=comment.pk).body == ""
+
+
+def test_upvotes_one_per_reader_sort_the_thread(client, writer, other, reader, paper):
+    url, target = paper.get_absolute_url(), f"paper:{paper.pk}"
+    client.force_login(writer)
+    post(client, target=target, body="Early")
+    post(client, target=target, body="Late but good")
+    late = Comment.objects.get(body="Late but good")
+    assert texts(client, url) == ["Early", "Late but good"]
+    for voter in (other, reader):
+        client.force_login(voter)
+        client.post(f"/discussion/comment/{late.pk}/vote/", {"up": "1", "next": url})
+        client.post(f"/discussion/comment/{late.pk}/vote/", {"up": "1", "next": url})
+    assert texts(client, url) == ["Late but good", "Early"]
+    article = comments_on(client, url)[0]
+    assert "2 votes" in article.text
+    assert article.one("button", aria_pressed="true").text == "▲ Upvoted"
+    client.post(f"/discussion/comment/{late.pk}/vote/", {"up": "0", "next": url})
+    assert "1 vote" in comments_on(client, url)[0].text
+    client.force_login(writer)
+    response = client.post(
+        f"/discussion/comment/{late.pk}/vote/", {"up": "1", "next": url}, follow=True
+    )
+    assert "cannot be voted up by you" in page_text(response)
+
+
+def test_a_comment_has_a_permalink_page(client, writer, other, paper):
+    client.force_login(writer)
+    post(client, target=f"paper:{paper.pk}", body="Worth linking")
+    comment = Comment.objects.get()
+    client.force_login(other)
+    post(client, target=f"paper:{paper.pk}", body="Agreed", parent=comment.pk)
+    client.logout()
+    page = Page.of(client.get(f"/discussion/comment/{comment.pk}/"))
+    assert "Worth linking" in page.text and "Agreed" in page.text
+    assert (f"{paper.get_absolute_url()}#comment-{comment.pk}", "Read it in the discussion") in (
+        page.links()
+    )
+    assert client.get("/discussion/comment/999999/").status_code == 404
+
+
+def test_a_long_thread_comes_in_pages(client, writer, paper, django_user_model):
+    from discussion import writing
+    from discussion.targets import Target
+
+    for n in range(PER_PAGE + 3):
+        writing.post(user=writer, target=Target("paper", paper.pk), body=f"Point {n}", key=str(n))
+    url = paper.get_absolute_url()
+    first = texts(client, url)
+    assert len(first) == PER_PAGE and first[0] == "Point 0"
+    page = Page.of(client.get(url))
+    assert ("?comments=2#discussion", "Next page →") in page.links()
+    assert texts(client, url + "?comments=2") == [
+        f"Point {n}" for n in range(PER_PAGE, PER_PAGE + 3)
+    ]
+    assert texts(client, url + "?comments=99") == texts(client, url + "?comments=2")
+    last = Comment.objects.get(body=f"Point {PER_PAGE + 1}")
+    page = Page.of(client.get(f"/discussion/comment/{last.pk}/"))
+    assert (f"{url}?comments=2#comment-{last.pk}", "Read it in the discussion") in page.links()
+
+
+def test_a_term_page_has_its_thread_with_each_writers_holding(client, writer, other, term):
+    url = term.get_absolute_url()
+    buy(writer, term, 25)
+    client.force_login(writer)
+    post(client, target=f"term:{term.pk}", body="Buying: it will be everywhere")
+    client.force_login(other)
+    post(client, target=f"term:{term.pk}", body="Not convinced")
+    articles = comments_on(client, url)
+    assert "holds 25" in articles[0].text and "holds" not in articles[1].text
+    buy(writer, term, 5)
+    assert "holds 30" in comments_on(client, url)[0].text
+
+
+def test_bad_input_is_refused_with_nothing_stored(client, writer, paper):
+    client.force_login(writer)
+    for data in (
+        {"target": f"paper:{paper.pk}", "body": "   ", "key": "a"},
+        {"target": f"paper:{paper.pk}", "body": "x" * 10_001, "key": "b"},
+        {"target": "paper:abc", "body": "hi", "key": "c"},
+        {"target": "paper:999999999", "body": "hi", "key": "d"},
+        {"target": f"paper:{paper.pk}", "body": "hi", "key": "e", "parent": "99999999"},
+    ):
+        response = client.post("/discussion/post/", {**data, "next": "/"}, follow=True)
+        assert response.status_code == 200
+        assert (
+            "Nothing was posted" in page_text(response) or "nothing" in page_text(response).lower()
+        )
+    assert not Comment.objects.exists()
+    assert client.get("/discussion/post/").status_code == 405
