@@ -92,6 +92,8 @@ def test_talk_about_a_paper_with_the_keyboard(browser, live_server, long_thread,
         first = page.locator("article.comment", has_text="Point 0:").first
         press(first.get_by_role("button", name="▲ Upvote"))
         first = page.locator("article.comment", has_text="Point 0:").first
+        # The vote is a form: wait for the page it comes back to.
+        first.get_by_role("button", name="▲ Upvoted").wait_for()
         assert first.get_by_role("button", name="▲ Upvoted").count() == 1
 
         press(first.locator("summary", has_text="Reply"))
@@ -106,6 +108,8 @@ def test_talk_about_a_paper_with_the_keyboard(browser, live_server, long_thread,
         reason.focus()
         page.keyboard.press("ArrowDown")
         press(other.get_by_role("button", name="Send report"))
+        # The report is a form: wait for the page it comes back to, with its message.
+        page.get_by_text("curators will look").first.wait_for()
         assert "curators will look" in page.locator("body").inner_text()
 
         found = axe_violations(page, where="paper after posting")
