@@ -107,9 +107,10 @@
     return box.top >= 0 && box.bottom <= window.innerHeight;
   }
 
-  // The page's messages, out of sight at its top, brought to the end of ``place``.
+  // The page's messages, out of sight at its top, brought to the end of ``place`` with the
+  // live region around them (base.html), so a screen reader still hears them.
   function bringMessages(place) {
-    var list = document.querySelector("main > .messages");
+    var list = document.querySelector("main > .messages-region");
     if (!list || place === document.body || inView(list)) {
       return;
     }
