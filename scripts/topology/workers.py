@@ -4,7 +4,6 @@ holds the ingest lease leaves it to expire and the next run to ingest."""
 from __future__ import annotations
 
 import collections
-import datetime as dt
 import threading
 import time
 
@@ -12,8 +11,7 @@ import redis
 from django.utils import timezone
 
 from market.ledger import check_ledger
-from market.models import DividendEvent, Mention, Term, Trade
-from papers.calendar import submission_period_start
+from market.models import DividendEvent, Mention, Term
 from papers.models import Category, IngestRun
 from tests.papers.helpers import FakeArxiv, Reply
 
@@ -65,11 +63,6 @@ def check_two_beats_one_ingest(arxiv: FakeArxiv) -> Result:
     holder = signed_in("holder")
     slugs = list(Term.objects.listed().values_list("slug", flat=True))
     bought = sum(traded(buy(holder, slug, 2), slug) for slug in slugs)
-    # Bought now, the shares would be inside the papers' submission windows and earn nothing
-    # from them (market/windows.py): date them, and the terms' listing, well before the window.
-    before = submission_period_start(dt.date.fromisoformat(DAY_ONE)) - dt.timedelta(days=30)
-    Term.objects.filter(listed_at__gt=before).update(listed_at=before - dt.timedelta(days=1))
-    Trade.objects.filter(account__user__username="holder").update(created_at=before)
 
     ctl("stop", "beat")  # the production beat would not fire now anyway; it is not counted
     ctl("start", "beat-extra1")
