@@ -21,6 +21,7 @@ from django.utils.http import http_date, parse_http_date_safe, quote_etag
 from pydantic import BaseModel
 
 from peerrevenue import keep
+from peerrevenue.lru import SizedLRU
 
 SEEN_SECONDS = 7 * 24 * 3600
 
@@ -30,7 +31,26 @@ def etag_of(request: HttpRequest, parts: tuple[object, ...]) -> str:
     return quote_etag(hashlib.blake2b(text.encode(), digest_size=12).hexdigest())
 
 
+# An ETag's first sighting never changes once the shared cache holds it, so this process
+# remembers the ones it has looked up: a poller's request then makes no cache round trip.
+_seen_here: SizedLRU[int] = SizedLRU(20_000)
+
+
+def forget() -> None:
+    """Drop this process's memory of first sightings (tests clear the shared cache)."""
+    _seen_here.clear()
+
+
 def first_seen(etag: str) -> int:
+    known = _seen_here.get(etag)
+    if known is not None:
+        return known
+    seen = _first_seen_shared(etag)
+    _seen_here.put(etag, seen, 1)
+    return seen
+
+
+def _first_seen_shared(etag: str) -> int:
     name = f"api-seen:{etag}"
     # A read first: after its first answer an ETag is asked for again and again (pollers),
     # and a read is cheaper than an add that fails, most of all with the database as cache.

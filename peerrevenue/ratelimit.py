@@ -81,6 +81,10 @@ def count_attempt(
 
 def _count_in_cache(key: str, window_seconds: int) -> int | None:
     """The attempts under ``key``, this one counted; None if the cache cannot count."""
+    count = getattr(cache, "count", None)
+    if count is not None:  # Redis (peerrevenue.cache): one round trip
+        found: int | None = count(key, window_seconds + 1)
+        return found
     # add() is atomic and only sets a missing key, so concurrent first hits do not reset it.
     if cache.add(key, 1, timeout=window_seconds + 1):
         return 1

@@ -100,11 +100,13 @@ def isolated_cache():
     """Each test starts with an empty cache (rate limits, cached pages, the term matcher)."""
     from django.core.cache import cache
 
+    from api import conditional
     from peerrevenue import keep
 
     def forget() -> None:
         cache.clear()
         keep.forget_local()
+        conditional.forget()
 
     forget()
     yield

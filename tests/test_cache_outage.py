@@ -8,6 +8,8 @@ import logging
 import time
 
 import pytest
+from redis import Redis
+from redis.client import Pipeline
 
 from peerrevenue import cache as degrading
 from peerrevenue.cache import ReusedClientRedisCache
@@ -142,3 +144,26 @@ def test_a_restarted_redis_is_used_again_without_restarting_the_site(redis_serve
     assert cache.get("kept") is None
     cache.set("kept", "after")
     assert cache.get("kept") == "after"
+
+
+def test_a_count_is_one_round_trip_that_expires_with_its_window(redis_server, monkeypatch):
+    cache = make_cache(redis_server)
+    monkeypatch.setattr("peerrevenue.ratelimit.cache", cache)
+    client = Redis.from_url(redis_server.url)
+    sent: list[int] = []
+    execute = Pipeline.execute
+
+    def counted_execute(pipe, *args, **kwargs):
+        sent.append(len(pipe.command_stack))
+        return execute(pipe, *args, **kwargs)
+
+    monkeypatch.setattr(Pipeline, "execute", counted_execute)
+    assert [is_limited("t", "me", limit=3, window_seconds=60) for _ in range(4)] == [
+        False,
+        False,
+        False,
+        True,
+    ]
+    assert sent == [2, 2, 2, 2]  # each count one pipeline: no add, exists, incr
+    (name,) = client.keys("*ratelimit:t:me:*")
+    assert 0 < client.ttl(name) <= 61  # the window's count goes with the window
