@@ -14,7 +14,10 @@ process (anonymous with the page cache off, and signed in):
 and prints p50/p99 of both pages side by side, and their ratio. Goal (bench/pages.py's): the
 render after a change <= 5 ms at p50 for the page with none; the long thread's within 4x.
 
-    .venv/bin/python bench/discussion.py [--renders 300]
+    .venv/bin/python bench/discussion.py [--renders 300] [--no-redis]
+
+The cache is Redis, as in production (``--no-redis``: a table of the database, as on a local
+site, where each kept piece's write is a committed INSERT).
 """
 
 from __future__ import annotations
@@ -28,7 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import scratch_database, setup_offline_django  # noqa: E402
+from _harness import (  # noqa: E402
+    production_environment,
+    scratch_database,
+    setup_django,
+    setup_offline_django,
+)
 
 COMMENTS_TOP = 100
 REPLIES_EACH = 4
@@ -140,6 +148,23 @@ class Trading:
         self.thread.join()
 
 
+def setup_redis_django(url: str, *, redis_db: int) -> None:
+    """As in production: the page cache's shared level in Redis (its own database, emptied)."""
+    setup_django(
+        production_environment(url, redis_db=redis_db) | {"DJANGO_ALLOWED_HOSTS": "testserver"}
+    )
+    from django.conf import settings
+    from django.core.cache import cache
+    from django.core.management import call_command
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    call_command("migrate", verbosity=0)
+    cache.clear()
+
+
 def renders(client, path: str, count: int, before_each=None) -> list[float]:
     times = []
     for _ in range(count):
@@ -182,8 +207,14 @@ def hostile_texts() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--renders", type=int, default=300)
+    parser.add_argument("--no-redis", action="store_true", help="the cache a table, as locally")
+    parser.add_argument("--redis-db", type=int, default=13, help="the Redis database it flushes")
     args = parser.parse_args()
-    setup_offline_django(scratch_database("bench_discussion"))
+    url = scratch_database("bench_discussion")
+    if args.no_redis:
+        setup_offline_django(url)
+    else:
+        setup_redis_django(url, redis_db=args.redis_db)
     from django.conf import settings
     from django.test import Client
 

@@ -76,6 +76,10 @@ class Comment(models.Model):
         return f"Comment {self.pk} by {self.author_id}"
 
     @property
+    def writer_name(self) -> str:
+        return self.author.get_username()
+
+    @property
     def is_visible(self) -> bool:
         return self.deleted_at is None and self.hidden_at is None
 

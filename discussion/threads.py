@@ -14,14 +14,16 @@ from a comment: bodies are sanitised with comments stripped, names escaped.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Q
 from django.utils.safestring import mark_safe
 
-from peerrevenue import keep
+from peerrevenue import keep, replicas
+from peerrevenue.db import prepared_rows
 
 from .models import Comment, Thread
 
@@ -31,7 +33,7 @@ _MARK = re.compile(r"<!--(actions|reply-actions|holds|author|reader):(\d*)-->")
 
 @dataclass(frozen=True, slots=True)
 class ThreadPage:
-    comments: list[Comment]  # top-level, each with ``shown_replies``
+    comments: list[ShownComment]  # top-level, each with ``shown_replies``
     page: int
     pages: int
     count: int  # comments neither deleted nor hidden, replies included
@@ -68,17 +70,77 @@ def ordered(queryset):
     return queryset.order_by("-score", "created_at", "id")
 
 
+@dataclass(slots=True, eq=False)  # hashed by identity: kept HTML is looked up per comment
+class ShownComment:
+    """A comment as a page of its thread shows it: what its kept HTML is keyed by, not its
+    body (read only for a comment whose HTML is made, ``_comment_html``). Not a model
+    instance: after a new comment the page's 250 rows are read again, and building them
+    through the ORM cost more than the one comment rendered."""
+
+    pk: int
+    parent_id: int | None
+    author_id: int
+    writer_name: str
+    created_at: dt.datetime
+    edited_at: dt.datetime | None
+    deleted_at: dt.datetime | None
+    hidden_at: dt.datetime | None
+    hidden_reason: str
+    score: int
+    shown_replies: list[ShownComment] = field(default_factory=list)
+    body_html: str = ""
+    html: str = ""
+
+    @property
+    def is_visible(self) -> bool:
+        return self.deleted_at is None and self.hidden_at is None
+
+
+# A page's top-level comments (the page number held within the thread's pages) and their
+# replies, in one statement, in the thread's order: votes, then time.
+_PAGE_SQL = """
+WITH counted AS (
+    SELECT count(*) AS tops FROM discussion_comment
+    WHERE thread_id = %(thread)s AND parent_id IS NULL
+), held AS (
+    SELECT tops, LEAST(GREATEST(%(page)s, 1), GREATEST(1, CEIL(tops / %(per)s::numeric)))::int
+        AS page
+    FROM counted
+), shown AS (
+    SELECT c.id FROM discussion_comment AS c
+    WHERE c.thread_id = %(thread)s AND c.parent_id IS NULL
+    ORDER BY c.score DESC, c.created_at, c.id
+    OFFSET (SELECT (page - 1) * %(per)s FROM held) LIMIT %(per)s
+), picked AS (
+    SELECT c.* FROM discussion_comment AS c WHERE c.id IN (SELECT id FROM shown)
+    UNION ALL
+    SELECT c.* FROM discussion_comment AS c WHERE c.parent_id IN (SELECT id FROM shown)
+)
+SELECT held.page, held.tops, r.id, r.parent_id, r.author_id, u.username, r.created_at,
+       r.edited_at, r.deleted_at, r.hidden_at, r.hidden_reason, r.score
+FROM held
+LEFT JOIN (picked AS r JOIN auth_user AS u ON u.id = r.author_id) ON true
+ORDER BY r.score DESC, r.created_at, r.id
+"""
+
+
 def page_of(*, thread: Thread, page: int) -> ThreadPage:
-    tops = Comment.objects.filter(thread=thread, parent__isnull=True)
-    pages = max(1, math.ceil(tops.count() / PER_PAGE))
-    page = min(max(page, 1), pages)
-    shown = list(ordered(tops.select_related("author"))[(page - 1) * PER_PAGE : page * PER_PAGE])
-    replies: dict[int, list[Comment]] = {comment.pk: [] for comment in shown}
-    for reply in ordered(Comment.objects.filter(parent__in=list(replies)).select_related("author")):
-        replies[reply.parent_id].append(reply)
-    for comment in shown:
-        comment.shown_replies = replies[comment.pk]
-    return ThreadPage(shown, page, pages, thread.comment_count)
+    rows = prepared_rows(
+        _PAGE_SQL,
+        {"thread": thread.pk, "page": page, "per": PER_PAGE},
+        using=replicas.reading_connection(),
+    )
+    shown: list[ShownComment] = []
+    replies: list[ShownComment] = []
+    for row in rows:
+        if row[2] is not None:
+            comment = ShownComment(*row[2:])
+            (replies if comment.parent_id else shown).append(comment)
+    by_id = {comment.pk: comment for comment in shown}
+    for reply in replies:
+        by_id[reply.parent_id].shown_replies.append(reply)  # type: ignore[index]
+    held, tops = rows[0][0], rows[0][1]
+    return ThreadPage(shown, held, max(1, math.ceil(tops / PER_PAGE)), thread.comment_count)
 
 
 def page_of_comment(comment: Comment) -> int:
@@ -106,10 +168,10 @@ def kept_page(
     )
 
 
-def _comment_html(comments: list[Comment], *, on_term: bool, facts: keep.Facts) -> None:
+def _comment_html(comments: list[ShownComment], *, on_term: bool, facts: keep.Facts) -> None:
     """Each comment's HTML, kept per comment and what it shows (its votes, edit, deletion,
     hiding, writer's name): after a new comment only that one is rendered, the rest joined."""
-    every = [c for top in comments for c in [top, *top.shown_replies]]  # type: ignore[attr-defined]
+    every = [c for top in comments for c in [top, *top.shown_replies]]
     names = {
         comment: keep.key(
             "comment",
@@ -121,13 +183,19 @@ def _comment_html(comments: list[Comment], *, on_term: bool, facts: keep.Facts) 
             comment.deleted_at,
             comment.hidden_at,
             comment.hidden_reason,
-            comment.author.get_username(),
+            comment.writer_name,
             on_term,
         )
         for comment in every
     }
 
-    def make(missing: list[Comment]) -> dict[Comment, str]:
+    def make(missing: list[ShownComment]) -> dict[ShownComment, str]:
+        # The bodies of just these comments, in one query (page_of leaves them out).
+        bodies = dict(
+            Comment.objects.filter(pk__in=[c.pk for c in missing]).values_list("pk", "body_html")
+        )
+        for comment in missing:
+            comment.body_html = bodies.get(comment.pk, "")
         return {
             comment: keep.render_piece(
                 "discussion/_comment.html", {"comment": comment, "on_term": on_term}, facts=facts
@@ -140,11 +208,26 @@ def _comment_html(comments: list[Comment], *, on_term: bool, facts: keep.Facts) 
         comment.html = mark_safe(made[comment])  # noqa: S308 - rendered above
 
 
+def _items(comments: list[ShownComment]) -> str:
+    """The thread's list items, joined here: a template loop over 250 comments costs more
+    than the one comment a new post renders (``_comment_html``)."""
+    out: list[str] = []
+    for top in comments:
+        out += ["<li>", top.html]
+        replies = top.shown_replies
+        if replies:
+            out.append('<ol class="discussion__replies" aria-label="Replies">')
+            out += [f"<li>{reply.html}</li>" for reply in replies]
+            out.append("</ol>")
+        out.append("</li>")
+    return mark_safe("".join(out))  # noqa: S308 - kept comment HTML, rendered escaped
+
+
 def _render(found: ThreadPage | None, *, on_term: bool, facts: keep.Facts) -> KeptThread:
     if found is not None:
         _comment_html(found.comments, on_term=on_term, facts=facts)
     context = {
-        "comments": found.comments if found else [],
+        "comments": _items(found.comments) if found else "",
         "count": found.count if found else 0,
         "on_term": on_term,
         "page": found.page if found else 1,
