@@ -12,6 +12,11 @@ latex2mathml output is taken as an element tree, checked and repaired, then seri
 * named spaces (``negativethinmathspace``) become lengths; ``\\operatorname`` is an ``<mi>``;
 * unknown macros, wrong argument counts and latex2mathml exceptions make the formula fall back
   to ``<code class="tex">`` with its source.
+
+The markup is as small as MathML Core allows, since a list page holds dozens of formulas
+(issue 38): the TeX is the ``<math alttext>`` (no ``<semantics>``/``<annotation>`` pair), and
+an ``<mrow>`` goes where it changes no layout (around the whole formula, around one child,
+as all a row-like parent holds).
 """
 
 from __future__ import annotations
