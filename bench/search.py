@@ -94,10 +94,9 @@ SURNAMES = _words(
 )
 SYLLABLES = _words("ka lo mi ne ra tu si po ve da gri stel mor fin tal bex quo zan vir plo")
 FORMULA = (
-    '<math><semantics><mrow><mi>O</mi><mo stretchy="false">(</mo><mi>n</mi><mspace '
+    '<math alttext="O(n\\log n)"><mi>O</mi><mo stretchy="false">(</mo><mi>n</mi><mspace '
     'width="0.1667em"></mspace><mi>log</mi><mspace width="0.1667em"></mspace><mi>n</mi>'
-    '<mo stretchy="false">)</mo></mrow><annotation encoding="application/x-tex">'
-    "O(n\\log n)</annotation></semantics></math>"
+    '<mo stretchy="false">)</mo></math>'
 )
 
 

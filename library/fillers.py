@@ -87,13 +87,16 @@ class StarFill:
             else ""
         )
         if self.user_id is None:
-            return format_html(
-                '<p class="star"><a class="star__button" href="{}?next={}" title="Sign in to'
-                ' save papers to your library">☆ Save</a>{}</p>',
+            link = format_html(
+                '<a class="{}" href="{}?next={}" title="Sign in to save papers to your library">'
+                "☆ Save</a>",
+                "star__button" if count else "star star__button",
                 reverse("login"),
                 quote(back, safe="/"),
-                counted,
             )
+            # A link alone is the whole star (one element, not a paragraph around one: a list
+            # page has one per paper); a count beside it needs the row.
+            return format_html('<p class="star">{}{}</p>', link, counted) if count else link
         return format_html(
             '<form class="star" method="post" action="{}">'
             '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'

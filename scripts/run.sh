@@ -46,7 +46,12 @@ fi
 started=$(now)
 migrated=$(quietly "$BIN/python" manage.py migrate --no-input)
 applied=$(grep -c '^  Applying' <<<"$migrated" || true)
-echo "[3/$total] migrate: ${applied} migration(s) applied in $(since "$started")"
+# Papers stored by an older typesetter (an existing .local/pgdata after an upgrade that changed
+# the markup) are rendered again, so the pages show what a fresh clone shows.
+retypeset=$(quietly "$BIN/python" manage.py retypeset | tail -n 1)
+stale=$(sed -n 's/^Re-typeset \([0-9]*\) papers.*/\1/p' <<<"$retypeset")
+[ "${stale:-0}" = 0 ] && stale="" || stale=", ${stale} paper(s) typeset again"
+echo "[3/$total] migrate: ${applied} migration(s) applied${stale} in $(since "$started")"
 
 started=$(now)
 summary=$(quietly "$BIN/python" manage.py load_sample | tail -n 1)

@@ -17,8 +17,12 @@ from Stemmer import Stemmer
 from ..typesetting.mathtext import math_text
 
 _MATH = re.compile(r"<math\b[^>]*>.*?</math>", re.IGNORECASE | re.DOTALL)
-# The TeX a formula was typeset from, which the typesetter keeps beside its MathML.
-_TEX = re.compile(r'<annotation encoding="application/x-tex">([^<]*)</annotation>')
+# The TeX a formula was typeset from, which the typesetter keeps in its alttext (typesetter
+# versions before 6 kept it in an annotation, as comments written then still do).
+_TEX = re.compile(
+    r'^<math\b[^>]*\balttext="([^"]*)"'
+    r'|<annotation encoding="application/x-tex">([^<]*)</annotation>'
+)
 _ANNOTATION = re.compile(r"<annotation[^>]*>[^<]*</annotation>", re.IGNORECASE)
 _MSPACE = re.compile(r"<mspace\b[^>]*>", re.IGNORECASE)
 _INLINE_TAG = re.compile(r"</?(?:a|abbr|b|em|i|s|small|span|strong|sub|sup|u)(?:\s[^>]*)?>", re.I)
@@ -70,7 +74,7 @@ def _markup_text(markup: str) -> str:
 def _formula_text(markup: str) -> str:
     tex = _TEX.search(markup)
     if tex is not None:
-        return math_text(html.unescape(tex[1]))
+        return math_text(html.unescape(tex[1] if tex[1] is not None else tex[2]))
     # MathML without its source (written by hand, or by an older typesetter): the symbols
     # run together as they are drawn, with the spaces the formula draws.
     text = _ANY_TAG.sub("", _MSPACE.sub(" ", _ANNOTATION.sub("", markup)))

@@ -42,4 +42,4 @@ __all__ = ["TYPESETTER_VERSION", "sanitize", "tex_to_html", "tex_to_text"]
 
 #: Bump whenever the HTML or text produced for some input changes, so stored renderings
 #: can be found and regenerated.
-TYPESETTER_VERSION: int = 5
+TYPESETTER_VERSION: int = 6

@@ -12,6 +12,11 @@ latex2mathml output is taken as an element tree, checked and repaired, then seri
 * named spaces (``negativethinmathspace``) become lengths; ``\\operatorname`` is an ``<mi>``;
 * unknown macros, wrong argument counts and latex2mathml exceptions make the formula fall back
   to ``<code class="tex">`` with its source.
+
+The markup is as small as MathML Core allows, since a list page holds dozens of formulas
+(issue 38): the TeX is the ``<math alttext>`` (no ``<semantics>``/``<annotation>`` pair), and
+an ``<mrow>`` goes where it changes no layout (around the whole formula, around one child,
+as all a row-like parent holds).
 """
 
 from __future__ import annotations
@@ -310,6 +315,38 @@ def _repair(el: Element, parent_tag: str = "", index: int = 0) -> None:
         el[0].set("rspace", "0")
 
 
+# Elements that lay out their children as one row ("inferred mrow" in MathML Core): an <mrow>
+# directly inside one adds nothing but an element.
+_ROW_PARENTS = frozenset({"mrow", "msqrt", "mstyle", "mtd", "mpadded", "mphantom", "menclose"})
+
+
+def _is_plain_row(el: Element) -> bool:
+    """An <mrow> with no attribute that our serialiser would write: a bare grouping."""
+    return el.tag == "mrow" and not any(k in ATTRS_BY_TAG["mrow"] for k in el.attrib)
+
+
+def _row_children(el: Element) -> list[Element]:
+    return list(el) if _is_plain_row(el) else [el]
+
+
+def _drop_rows(el: Element) -> None:
+    """Unwrap the <mrow>s that change nothing in MathML Core layout: one around a single
+    child (it lays out as that child: ``{3}`` in ``10^{3}``), and one that is all an element
+    laying out its children as a row holds (``\\sqrt{a+b}``). A row among siblings stays: the
+    fences of ``\\left(…\\right)`` stretch to its height, not to the whole formula's. A braced
+    operator keeps its TeX spacing (``{=}``): _repair gave the <mo> explicit zero spacing,
+    which it keeps wherever it sits."""
+    new: list[Element] = []
+    for child in el:
+        _drop_rows(child)
+        while _is_plain_row(child) and len(child) == 1:
+            child = child[0]
+        new.append(child)
+    if len(new) == 1 and _is_plain_row(new[0]) and el.tag in _ROW_PARENTS:
+        new = list(new[0])
+    el[:] = new
+
+
 def _serialize(el: Element, parts: list[str]) -> None:
     tag = el.tag
     allowed = ATTRS_BY_TAG[tag]
@@ -345,9 +382,13 @@ def convert_math(tex: str, display: bool) -> str | None:
         _repair(row, "math", 0)
     except Exception:  # latex2mathml errors, RecursionError on deep nesting, _Unconvertible
         return None
-    parts: list[str] = ['<math display="block">' if display else "<math>", "<semantics>"]
-    _serialize(row, parts)
-    parts.append('<annotation encoding="application/x-tex">')
-    parts.append(html.escape(tex, quote=False))
-    parts.append("</annotation></semantics></math>")
+    _drop_rows(row)
+    # The TeX goes in alttext (MathML Core; screen readers read it, search reads it back):
+    # a <semantics> + <annotation> pair would cost two elements per formula on a list page.
+    parts: list[str] = ["<math", ' display="block"' if display else "", ' alttext="']
+    parts += [html.escape(tex), '">']
+    # <math> lays its children out as a row already: the formula's outer <mrow> goes.
+    for child in _row_children(row):
+        _serialize(child, parts)
+    parts.append("</math>")
     return "".join(parts)

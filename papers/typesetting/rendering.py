@@ -84,7 +84,7 @@ def tex_to_html(source: str, *, paragraphs: bool = True) -> str:
     * Maths (``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``, a display environment, a formula
       with one of its dollars missing, scripts written without dollars: see :mod:`.formulas`)
       becomes ``<math>`` (MathML Core, ``display="block"`` for display maths) with the TeX kept
-      in an ``annotation``; a formula that cannot be converted is shown as
+      in its ``alttext``; a formula that cannot be converted is shown as
       ``<code class="tex">`` holding its source.
     * Paragraphs: the result is wrapped in ``<p>`` elements **only** when the source has more
       than one non-empty paragraph (a newline followed by indentation, arXiv's "\\n  ", or a

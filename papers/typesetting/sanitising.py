@@ -10,7 +10,7 @@ import nh3
 
 MATHML_TAGS: frozenset[str] = frozenset(
     {
-        "math", "semantics", "annotation", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace",
+        "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace",
         "msup", "msub", "msubsup", "mfrac", "msqrt", "mroot", "mstyle", "mtable", "mtr", "mtd",
         "munder", "mover", "munderover", "mmultiscripts", "mprescripts", "none", "mpadded",
         "mphantom", "menclose", "merror",
@@ -20,7 +20,7 @@ _HTML_TAGS: frozenset[str] = frozenset({"p", "em", "strong", "code", "span", "a"
 
 _MATHML_COMMON_ATTRS = frozenset({"mathvariant", "displaystyle", "scriptlevel", "dir"})
 _MATHML_ATTRS: dict[str, frozenset[str]] = {
-    "math": frozenset({"display", "xmlns"}),
+    "math": frozenset({"display", "xmlns", "alttext"}),
     "mo": frozenset(
         {
             "form", "fence", "separator", "stretchy", "symmetric", "largeop", "movablelimits",
@@ -39,7 +39,6 @@ _MATHML_ATTRS: dict[str, frozenset[str]] = {
     "mtr": frozenset({"columnalign", "rowalign"}),
     "mtd": frozenset({"columnalign", "rowalign", "columnspan", "rowspan"}),
     "menclose": frozenset({"notation"}),
-    "annotation": frozenset({"encoding"}),
 }  # fmt: skip
 
 

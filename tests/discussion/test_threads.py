@@ -30,7 +30,7 @@ def test_a_comment_with_a_formula_shows_on_the_paper_page(client, writer, paper)
     html = client.get(url).content.decode()
     article = comments_on(client, url)[0]
     assert article.id == f"comment-{comment.pk}"
-    assert "<math>" in html and "<em>tight</em>" in html
+    assert "<math alttext=" in html and "<em>tight</em>" in html
     assert "tobias" in article.text and "0 votes" in article.text
     assert "1 comment" in Page.of(client.get(url)).one("h2", id="discussion-heading").text
     client.logout()
