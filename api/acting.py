@@ -170,14 +170,9 @@ def trade(
     """201 with the new trade; 200 with the first one when the key had traded already."""
     user, term, key = _keyed(request, slug, idempotency_key)
     try:
-        if body.side == Trade.Side.BUY:
-            done = trading.buy(
-                user=user, term=term, shares=body.shares, max_cost=body.limit, key=key
-            )
-        else:
-            done = trading.sell(
-                user=user, term=term, shares=body.shares, min_proceeds=body.limit, key=key
-            )
+        done = trading.trade(
+            user=user, term=term, side=body.side, shares=body.shares, limit=body.limit, key=key
+        )
     except trading.TradeError as exc:
         metrics.TRADE_REFUSALS.labels(type(exc).__name__).inc()
         raise
