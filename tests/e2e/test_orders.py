@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from market import notices, trading
 from market.models import Order, Term
 from tests.conftest import PASSWORD
+from tests.e2e.sessions import log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,11 +43,7 @@ def test_place_see_fill_and_cancel_orders_and_follow_a_term(
     page = context.new_page()
     page.set_default_timeout(10_000)
     try:
-        page.goto("/accounts/login/")
-        page.get_by_label("Username").fill("tobias")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.locator("main").get_by_role("button", name="Log in").click()
-        page.wait_for_load_state()
+        log_in(page)
 
         page.goto("/market/kv-cache/")
         box = page.locator(".trade-box")

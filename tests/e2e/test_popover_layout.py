@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from market import trading
 from market.models import Term
 from tests.conftest import PASSWORD
+from tests.e2e.sessions import log_in
 from tests.factories import list_paper, make_paper
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,11 +63,7 @@ def test_near_the_bottom_of_a_phone_the_popover_opens_above_the_word(
     page = context.new_page()
     page.set_default_timeout(10_000)
     try:
-        page.goto("/accounts/login/")
-        page.get_by_label("Username").fill("tobias")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.locator("main").get_by_role("button", name="Log in").click()
-        page.wait_for_load_state()
+        log_in(page)
         page.goto("/list/cs.DC/")
         popover = page.locator(".term-pop")
 
