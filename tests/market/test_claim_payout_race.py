@@ -21,7 +21,7 @@ from market.models import DividendEvent, Term, WithheldDividend
 from papers.models import Category, Paper
 from tests.factories import buy, list_paper, make_paper
 from tests.market.dividend_day import DIVIDEND, ny
-from tests.market.test_concurrency import run_threads
+from tests.threads import run_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
