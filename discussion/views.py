@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST
 
-from peerrevenue.ratelimit import refuse_if_too_many
+from peerrevenue.ratelimit import refuse_if_signed_out_or_too_many
 from peerrevenue.redirects import safe_next
 
 from . import rules, threads, writing
@@ -27,9 +26,7 @@ def _see_other(url: str) -> HttpResponseRedirect:
 
 def _refused_first(request: HttpRequest, back: str) -> HttpResponse | None:
     """Sign-in, then the per-user write limit: every write here counts against it."""
-    if not request.user.is_authenticated:
-        return redirect_to_login(back)
-    return refuse_if_too_many(
+    return refuse_if_signed_out_or_too_many(
         request,
         scope="discussion",
         limit=rules.WRITES_PER_WINDOW,
