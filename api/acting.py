@@ -11,6 +11,7 @@ instead of a second one. The web's per-trader trade limit counts API trades too.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
@@ -72,6 +73,21 @@ def _key(key: str | None) -> str:
     return key.strip()
 
 
+def _keyed(request: HttpRequest, slug: str, idempotency_key: str | None) -> tuple[Any, Term, str]:
+    """A trade's or an order's checks, in the order a program is told of them: the term, the
+    idempotency key, then the per-trader trade limit (which a refused request does not use)."""
+    user = auth.token_of(request).user
+    term = _term(slug)
+    key = _key(idempotency_key)
+    _too_fast(user)
+    return user, term, key
+
+
+def _repeated(done: Trade | Order) -> bool:
+    # The domain marks what it found by the key (a retry) instead of making it again.
+    return bool(getattr(done, "repeated", False))
+
+
 def _trade_out(trade: Trade, slug: str) -> schemas.TradeOut:
     return schemas.TradeOut(
         id=trade.pk,
@@ -85,7 +101,7 @@ def _trade_out(trade: Trade, slug: str) -> schemas.TradeOut:
         price_after=trade.price_after,
         at=trade.created_at,
         key=trade.key,
-        repeated=bool(getattr(trade, "repeated", False)),
+        repeated=_repeated(trade),
     )
 
 
@@ -102,7 +118,7 @@ def _order_out(order: Order) -> schemas.OrderOut:
         created_at=order.created_at,
         expires_at=order.expires_at,
         key=order.key,
-        repeated=bool(getattr(order, "repeated", False)),
+        repeated=_repeated(order),
     )
 
 
@@ -152,23 +168,15 @@ def trade(
     idempotency_key: str | None = Header(None, alias="Idempotency-Key", description=KEY_HELP),
 ) -> HttpResponse:
     """201 with the new trade; 200 with the first one when the key had traded already."""
-    user = auth.token_of(request).user
-    term = _term(slug)
-    key = _key(idempotency_key)
-    _too_fast(user)
+    user, term, key = _keyed(request, slug, idempotency_key)
     try:
-        if body.side == Trade.Side.BUY:
-            done = trading.buy(
-                user=user, term=term, shares=body.shares, max_cost=body.limit, key=key
-            )
-        else:
-            done = trading.sell(
-                user=user, term=term, shares=body.shares, min_proceeds=body.limit, key=key
-            )
+        done = trading.trade(
+            user=user, term=term, side=body.side, shares=body.shares, limit=body.limit, key=key
+        )
     except trading.TradeError as exc:
         metrics.TRADE_REFUSALS.labels(type(exc).__name__).inc()
         raise
-    repeated = bool(getattr(done, "repeated", False))
+    repeated = _repeated(done)
     if not repeated:
         metrics.TRADES.labels(body.side).inc()
     return _answer(_trade_out(done, term.slug), created=not repeated)
@@ -198,10 +206,7 @@ def place_order(
     body: schemas.OrderIn,
     idempotency_key: str | None = Header(None, alias="Idempotency-Key", description=KEY_HELP),
 ) -> HttpResponse:
-    user = auth.token_of(request).user
-    term = _term(slug)
-    key = _key(idempotency_key)
-    _too_fast(user)
+    user, term, key = _keyed(request, slug, idempotency_key)
     expires_at = None
     if body.expires_in_seconds is not None:
         if not 60 <= body.expires_in_seconds <= 90 * 24 * 3600:
@@ -217,7 +222,7 @@ def place_order(
         key=key,
     )
     order.term = term
-    repeated = bool(getattr(order, "repeated", False))
+    repeated = _repeated(order)
     if not repeated:
         # A program reads what filled in this answer: the notices need not tell it again.
         notices.mark_order_told(order=order)

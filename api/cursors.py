@@ -10,9 +10,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, TypeVar
 
 from .problems import Problem
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 50
@@ -47,3 +51,20 @@ def limit_of(limit: int | None) -> int:
     if not 1 <= limit <= MAX_LIMIT:
         raise Problem(400, f"limit must be from 1 to {MAX_LIMIT} (got {limit}).")
     return limit
+
+
+class Sliceable(Protocol[T_co]):
+    """What a page is read from: an ordered QuerySet (a slice is a LIMIT) or a list."""
+
+    def __getitem__(self, window: slice, /) -> Iterable[T_co]: ...
+
+
+def page(
+    rows: Sliceable[T], count: int, key: Callable[[T], list[Any]]
+) -> tuple[list[T], str | None]:
+    """The first ``count`` of ``rows`` (ordered, and already past the cursor it came with) and
+    the cursor for the page after them: ``key`` of the last one shown, or None when no row
+    follows. One row more than shown is read to tell."""
+    found = list(rows[: count + 1])
+    shown = found[:count]
+    return shown, encode(key(shown[-1])) if len(found) > count else None

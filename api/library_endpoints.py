@@ -4,6 +4,9 @@ saves and tags (one count for both)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.conf import settings
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
@@ -78,28 +81,34 @@ def library(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _checked(request: HttpRequest, arxiv_id: str) -> tuple[Any, Paper]:
+    """Every change's checks, in the order a program is told of them: the paper, then the
+    limit on saves and tags."""
+    user = auth.token_of(request).user
+    paper = _paper(arxiv_id)
+    _limited(user)
+    return user, paper
+
+
+def _saved_or_not(request: HttpRequest, arxiv_id: str, change: Callable[..., bool]) -> HttpResponse:
+    user, paper = _checked(request, arxiv_id)
+    if change(user=user, paper=paper):  # true when it changed the library
+        _refit_soon(user.pk)
+    return conditional.private(_saved(user, paper))
+
+
 @router.put(
     "/library/{arxiv_id}", response=schemas.SavedOut, auth=auth.LIBRARY, summary="Save a paper"
 )
 def save(request: HttpRequest, arxiv_id: str) -> HttpResponse:
-    user = auth.token_of(request).user
-    paper = _paper(arxiv_id)
-    _limited(user)
-    if saves.save(user=user, paper=paper):
-        _refit_soon(user.pk)
-    return conditional.private(_saved(user, paper))
+    return _saved_or_not(request, arxiv_id, saves.save)
 
 
 @router.delete(
     "/library/{arxiv_id}", response=schemas.SavedOut, auth=auth.LIBRARY, summary="Unsave a paper"
 )
 def unsave(request: HttpRequest, arxiv_id: str) -> HttpResponse:
-    user = auth.token_of(request).user
-    paper = _paper(arxiv_id)
-    _limited(user)
-    if saves.unsave(user=user, paper=paper):
-        _refit_soon(user.pk)
-    return conditional.private(_saved(user, paper))
+    return _saved_or_not(request, arxiv_id, saves.unsave)
 
 
 @router.put(
@@ -110,9 +119,7 @@ def unsave(request: HttpRequest, arxiv_id: str) -> HttpResponse:
 )
 def set_tags(request: HttpRequest, arxiv_id: str, body: schemas.TagsIn) -> HttpResponse:
     """The paper's tags become exactly these (saving it first if need be)."""
-    user = auth.token_of(request).user
-    paper = _paper(arxiv_id)
-    _limited(user)
+    user, paper = _checked(request, arxiv_id)
     if len(body.tags) > 100:
         raise Problem(400, "Send at most 100 tags.")
     saves.set_tags(user=user, paper=paper, names=body.tags)

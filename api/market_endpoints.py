@@ -58,13 +58,8 @@ def terms(
             found = found.filter(
                 Q(phrase_lower__gt=after[0]) | Q(phrase_lower=after[0], pk__gt=after[1])
             )
-        rows = list(found[: count + 1])
-        items = [_term_out(term) for term in rows[:count]]
-        last = rows[count - 1] if len(rows) > count else None
-        return schemas.Terms(
-            items=items,
-            next_cursor=cursors.encode([last.phrase_lower, last.pk]) if last else None,
-        )
+        shown, after_them = cursors.page(found, count, lambda last: [last.phrase_lower, last.pk])
+        return schemas.Terms(items=[_term_out(term) for term in shown], next_cursor=after_them)
 
     parts = (facts["prices"], facts["terms"], facts["mentions"], facts["papers"], bucket)
     return conditional.respond(request, name="terms", parts=parts, make=make)
@@ -108,21 +103,15 @@ def prices(
         rows = Trade.objects.filter(term=term).order_by("term_version")
         if after is not None:
             rows = rows.filter(term_version__gt=after[0])
-        found = list(
-            rows.values_list("created_at", "price_after", "supply_after", "term_version")[
-                : count + 1
-            ]
+        shown, after_them = cursors.page(
+            rows.values_list("created_at", "price_after", "supply_after", "term_version"),
+            count,
+            lambda last: [last[3]],
         )
         items = [
-            schemas.PricePoint(at=at, price=price, supply=supply)
-            for at, price, supply, _ in found[:count]
+            schemas.PricePoint(at=at, price=price, supply=supply) for at, price, supply, _ in shown
         ]
-        more = len(found) > count
-        return schemas.PriceHistory(
-            term=slug,
-            items=items,
-            next_cursor=cursors.encode([found[count - 1][3]]) if more else None,
-        )
+        return schemas.PriceHistory(term=slug, items=items, next_cursor=after_them)
 
     return conditional.respond(request, name="prices", parts=(facts["term", slug],), make=make)
 
@@ -144,7 +133,7 @@ def trades(
         )
         if before is not None:
             rows = rows.filter(term_version__lt=before[0])
-        found = list(rows[: count + 1])
+        shown, after_them = cursors.page(rows, count, lambda last: [last.term_version])
         items = [
             schemas.PublicTrade(
                 id=trade.pk,
@@ -156,14 +145,9 @@ def trades(
                 shares=trade.shares,
                 price_after=trade.price_after,
             )
-            for trade in found[:count]
+            for trade in shown
         ]
-        more = len(found) > count
-        return schemas.Trades(
-            term=slug,
-            items=items,
-            next_cursor=cursors.encode([found[count - 1].term_version]) if more else None,
-        )
+        return schemas.Trades(term=slug, items=items, next_cursor=after_them)
 
     parts = (facts["term", slug], facts[public_names.FACT])
     return conditional.respond(request, name="trades", parts=parts, make=make)
@@ -188,18 +172,13 @@ def holders(
         )
         if after is not None:
             rows = rows.filter(Q(shares__lt=after[0]) | Q(shares=after[0], account_id__gt=after[1]))
-        found = list(rows[: count + 1])
+        shown, after_them = cursors.page(rows, count, lambda last: [last.shares, last.account_id])
         items = [
             schemas.Holder(trader=held.account.user.get_username(), shares=held.shares)
-            for held in found[:count]
+            for held in shown
             if held.account.user is not None
         ]
-        last = found[count - 1] if len(found) > count else None
-        return schemas.Holders(
-            term=slug,
-            items=items,
-            next_cursor=cursors.encode([last.shares, last.account_id]) if last else None,
-        )
+        return schemas.Holders(term=slug, items=items, next_cursor=after_them)
 
     parts = (facts["term", slug], facts[public_names.FACT])
     return conditional.respond(request, name="holders", parts=parts, make=make)
@@ -222,7 +201,7 @@ def dividends(
         )
         if before is not None:
             rows = rows.filter(pk__lt=before[0])
-        found = list(rows[: count + 1])
+        shown, after_them = cursors.page(rows, count, lambda last: [last.pk])
         items = [
             schemas.Dividend(
                 id=event.pk,
@@ -233,12 +212,9 @@ def dividends(
                 shares=event.shares,
                 amount=event.amount,
             )
-            for event in found[:count]
+            for event in shown
         ]
-        more = len(found) > count
-        return schemas.Dividends(
-            items=items, next_cursor=cursors.encode([found[count - 1].pk]) if more else None
-        )
+        return schemas.Dividends(items=items, next_cursor=after_them)
 
     # A term's phrase changes move the terms stamp; dividends move the mentions stamp.
     parts = (facts["mentions"], facts["papers"], facts["terms"])

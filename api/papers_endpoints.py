@@ -84,17 +84,12 @@ def days(
         rows = CategoryDay.objects.filter(category__code=code).order_by("-date")
         if before is not None:
             rows = rows.filter(date__lt=_date(before[0]))
-        found = list(rows[: count + 1])
+        shown, after_them = cursors.page(rows, count, lambda last: [last.date.isoformat()])
         items = [
             schemas.DayCount(date=row.date, papers=row.papers, replacements=row.replacements)
-            for row in found[:count]
+            for row in shown
         ]
-        more = len(found) > count
-        return schemas.Days(
-            category=code,
-            items=items,
-            next_cursor=cursors.encode([items[-1].date.isoformat()]) if more else None,
-        )
+        return schemas.Days(category=code, items=items, next_cursor=after_them)
 
     return conditional.respond(request, name="days", parts=(stamp,), make=make)
 

@@ -5,21 +5,16 @@ from __future__ import annotations
 import datetime as dt
 import logging
 
-from celery import shared_task
-from django.db import OperationalError
 from django.utils import timezone
+
+from peerrevenue.retries import database_task
 
 from .dumps import make_dumps
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(
-    name="api.tasks.nightly_dumps",
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=5,
-)
+@database_task("api.tasks.nightly_dumps")
 def nightly_dumps(day_iso: str | None = None) -> list[str]:
     """Dump trades, prices and dividends up to a UTC day (by default the day just closed)."""
     day = (

@@ -140,3 +140,18 @@ def stop(process: subprocess.Popen) -> None:
         process.wait(timeout=15)
     except subprocess.TimeoutExpired:
         process.kill()
+
+
+def timed_gets(client, path: str, count: int, before_each=None) -> list[float]:
+    """Milliseconds for each of ``count`` GETs of ``path`` by a Django test ``client``, each
+    asserted to answer 200. ``before_each()``, if given, runs before each and is not timed (a
+    change the page must then show)."""
+    times = []
+    for _ in range(count):
+        if before_each is not None:
+            before_each()
+        started = time.perf_counter()
+        response = client.get(path)
+        times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, response.status_code
+    return times

@@ -36,6 +36,7 @@ from _harness import (  # noqa: E402
     scratch_database,
     setup_django,
     setup_offline_django,
+    timed_gets,
 )
 
 COMMENTS_TOP = 100
@@ -165,18 +166,6 @@ def setup_redis_django(url: str, *, redis_db: int) -> None:
     cache.clear()
 
 
-def renders(client, path: str, count: int, before_each=None) -> list[float]:
-    times = []
-    for _ in range(count):
-        if before_each is not None:
-            before_each()
-        started = time.perf_counter()
-        response = client.get(path)
-        times.append((time.perf_counter() - started) * 1000)
-        assert response.status_code == 200, response.status_code
-    return times
-
-
 def p(times: list[float], q: float) -> float:
     return statistics.quantiles(times, n=100)[int(q) - 1] if len(times) > 1 else times[0]
 
@@ -251,9 +240,9 @@ def main() -> None:
         for who, client in (("anonymous", anonymous), ("signed-in", signed_in)):
             for name, paper in (("none", empty), ("500", long)):
                 url = paper.get_absolute_url()
-                renders(client, url, 5)  # warm
-                warm = renders(client, url, args.renders)
-                after = renders(client, url, max(10, args.renders // 5), comment_on(paper))
+                timed_gets(client, url, 5)  # warm
+                warm = timed_gets(client, url, args.renders)
+                after = timed_gets(client, url, max(10, args.renders // 5), comment_on(paper))
                 results[who, name] = (warm, after)
     finally:
         trading.stop()

@@ -54,6 +54,7 @@ from _harness import (  # noqa: E402
     setup_django,
     start_gunicorn,
     stop,
+    timed_gets,
     wait_for,
 )
 from feedgen import rss  # noqa: E402
@@ -165,15 +166,7 @@ def renders(client, path: str, *, count: int, before_each=None) -> list[float]:
 
     settings.PAGE_CACHE_SECONDS = 0
     assert client.get(path).status_code == 200
-    times = []
-    for _ in range(count):
-        if before_each is not None:
-            before_each()
-        started = time.perf_counter()
-        response = client.get(path)
-        times.append((time.perf_counter() - started) * 1000)
-        assert response.status_code == 200
-    return sorted(times)
+    return sorted(timed_gets(client, path, count, before_each))
 
 
 def change_for(page: str, trader):

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST
 
-from peerrevenue.ratelimit import refuse_if_too_many
+from peerrevenue.ratelimit import refuse_if_signed_out_or_too_many
 from peerrevenue.redirects import safe_next
 
 from . import rules, threads, writing
@@ -25,9 +26,7 @@ def _see_other(url: str) -> HttpResponseRedirect:
 
 def _refused_first(request: HttpRequest, back: str) -> HttpResponse | None:
     """Sign-in, then the per-user write limit: every write here counts against it."""
-    if not request.user.is_authenticated:
-        return redirect_to_login(back)
-    return refuse_if_too_many(
+    return refuse_if_signed_out_or_too_many(
         request,
         scope="discussion",
         limit=rules.WRITES_PER_WINDOW,
@@ -73,91 +72,76 @@ def post(request: HttpRequest) -> HttpResponse:
     return _see_other(comment_url(comment))
 
 
-@require_POST
-def edit(request: HttpRequest, pk: int) -> HttpResponse:
+def _write(request: HttpRequest, act: Callable[[], object], done: str | None) -> HttpResponse:
+    """One write on a comment from a form: signed in and under the limit, ``act`` runs, and
+    the reader goes back with the refusal or ``done`` (nothing said when it is None)."""
     back = safe_next(request) or "/"
     refused = _refused_first(request, back)
     if refused:
         return refused
     try:
-        writing.edit(user=request.user, comment_id=pk, body=request.POST.get("body", ""))
+        act()
     except rules.Refused as refusal:
         messages.error(request, str(refusal))
     else:
-        messages.success(request, "Your comment is saved.")
+        if done is not None:
+            messages.success(request, done)
     return _see_other(back)
+
+
+@require_POST
+def edit(request: HttpRequest, pk: int) -> HttpResponse:
+    body = request.POST.get("body", "")
+    return _write(
+        request,
+        lambda: writing.edit(user=request.user, comment_id=pk, body=body),
+        "Your comment is saved.",
+    )
 
 
 @require_POST
 def delete(request: HttpRequest, pk: int) -> HttpResponse:
-    back = safe_next(request) or "/"
-    refused = _refused_first(request, back)
-    if refused:
-        return refused
-    try:
-        writing.delete(user=request.user, comment_id=pk)
-    except rules.Refused as refusal:
-        messages.error(request, str(refusal))
-    else:
-        messages.success(request, "Your comment is deleted; its place in the thread stays.")
-    return _see_other(back)
+    return _write(
+        request,
+        lambda: writing.delete(user=request.user, comment_id=pk),
+        "Your comment is deleted; its place in the thread stays.",
+    )
 
 
 @require_POST
 def vote(request: HttpRequest, pk: int) -> HttpResponse:
-    back = safe_next(request) or "/"
-    refused = _refused_first(request, back)
-    if refused:
-        return refused
-    try:
-        writing.vote(user=request.user, comment_id=pk, up=request.POST.get("up") != "0")
-    except rules.Refused as refusal:
-        messages.error(request, str(refusal))
-    return _see_other(back)
+    up = request.POST.get("up") != "0"
+    return _write(request, lambda: writing.vote(user=request.user, comment_id=pk, up=up), None)
 
 
 @require_POST
 def report(request: HttpRequest, pk: int) -> HttpResponse:
-    back = safe_next(request) or "/"
-    refused = _refused_first(request, back)
-    if refused:
-        return refused
-    try:
-        writing.report(
-            user=request.user,
-            comment_id=pk,
-            reason=request.POST.get("reason", ""),
-            details=request.POST.get("details", ""),
-        )
-    except rules.Refused as refusal:
-        messages.error(request, str(refusal))
-    else:
-        messages.success(request, "Thank you: the curators will look at the comment.")
-    return _see_other(back)
+    reason = request.POST.get("reason", "")
+    details = request.POST.get("details", "")
+    return _write(
+        request,
+        lambda: writing.report(user=request.user, comment_id=pk, reason=reason, details=details),
+        "Thank you: the curators will look at the comment.",
+    )
 
 
 @require_POST
 def follow(request: HttpRequest) -> HttpResponse:
-    back = safe_next(request) or "/"
-    refused = _refused_first(request, back)
-    if refused:
-        return refused
     target = Target.parse(request.POST.get("target", ""))
     on = request.POST.get("on") != "0"
-    try:
+
+    def act() -> None:
         if target is None:
             raise rules.Refused("The form was incomplete; nothing was changed.")
         writing.follow(user=request.user, target=target, on=on)
-    except rules.Refused as refusal:
-        messages.error(request, str(refusal))
-    else:
-        messages.success(
-            request,
-            "You follow this discussion: new comments come as one notice and in your digest."
-            if on
-            else "You no longer follow this discussion.",
-        )
-    return _see_other(back)
+
+    return _write(
+        request,
+        act,
+        "You follow this discussion: new comments come as one notice and in your digest."
+        if on
+        else "You no longer follow this discussion.",
+    )
 
 
 def comment(request: HttpRequest, pk: int) -> HttpResponse:

@@ -22,13 +22,13 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from celery import shared_task
 from django.core.cache import cache
-from django.db import OperationalError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from peerrevenue import replicas
 from peerrevenue.queueing import send_from_request
+from peerrevenue.retries import database_task
 
 from .models import HotPaper, HotRanking
 
@@ -182,12 +182,7 @@ def _due() -> bool:
 
 # A request queues it (``refresh_soon``), so the task lives here; its name is the one it had in
 # library/tasks.py, so queued messages still find it.
-@shared_task(
-    name="library.tasks.refresh_hot",
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=3,
-)
+@database_task("library.tasks.refresh_hot", max_retries=3)
 def refresh_hot() -> dict[str, int]:
     return refresh()
 

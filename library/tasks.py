@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.db import OperationalError
+
+from peerrevenue.retries import database_task
 
 # ``refresh_hot`` is defined beside what queues it (``hot.refresh_soon``); named here so the
 # worker, which imports this module, registers it.
@@ -21,12 +22,7 @@ from .recommend import pool, readers, similar, text
 logger = logging.getLogger(__name__)
 
 
-@shared_task(
-    name="library.tasks.refit_reader",
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=5,
-)
+@database_task("library.tasks.refit_reader")
 def refit_reader(user_id: int) -> int:
     return readers.refit(user_id=user_id)
 
@@ -36,12 +32,7 @@ def refit_changed() -> dict[str, int]:
     return readers.refit_readers(only_changed=True)
 
 
-@shared_task(
-    name="library.tasks.find_similar",
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=5,
-)
+@database_task("library.tasks.find_similar")
 def find_similar(paper_id: int) -> int:
     return len(similar.store(paper_id=paper_id))
 

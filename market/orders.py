@@ -42,13 +42,13 @@ from __future__ import annotations
 import datetime as dt
 import logging
 
-from celery import shared_task
 from django.conf import settings
-from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from peerrevenue.db import atomic_with_retries, violates
 from peerrevenue.queueing import send_from_request
+from peerrevenue.retries import database_task
 
 from . import curve
 from .cash import balance, holding
@@ -319,12 +319,7 @@ def fill_pass(*, term_id: int, triggered_at: dt.datetime | None = None) -> int:
 
 # The pass queues its own rest, so the task lives beside it; its name is the one it had in
 # market/tasks.py, so queued messages still find it.
-@shared_task(
-    name="market.tasks.fill_orders",
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=5,
-)
+@database_task("market.tasks.fill_orders")
 def fill_orders(term_id: int) -> int:
     """Fill a term's reachable orders (what a request's pass left over); safe to run again."""
     return fill_pass(term_id=term_id)

@@ -6,9 +6,9 @@ import datetime as dt
 import logging
 
 from celery import shared_task
-from django.db import OperationalError
 
 from papers.models import Category
+from peerrevenue.retries import database_task
 
 from .dividends import pay_dividends_for_day
 from .ledger import check_ledger as run_ledger_check
@@ -23,12 +23,7 @@ from .orders import sweep
 logger = logging.getLogger(__name__)
 
 
-@shared_task(
-    name="market.tasks.pay_dividends",
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=5,
-)
+@database_task("market.tasks.pay_dividends")
 def pay_dividends(category_id: int, date_iso: str) -> dict:
     """Pay the dividends for one category's ingested day; safe to run again."""
     category = Category.objects.get(pk=category_id)
@@ -48,12 +43,7 @@ def check_ledger() -> bool:
     return report.ok
 
 
-@shared_task(
-    name="market.tasks.snapshot_net_worth",
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=5,
-)
+@database_task("market.tasks.snapshot_net_worth")
 def snapshot_net_worth(date_iso: str | None = None) -> int:
     """Record every account's net worth for a day; safe to run again.
 

@@ -196,6 +196,14 @@ def sell(*, user, term: Term, shares: int, min_proceeds: int | None, key: str) -
     )
 
 
+def trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: str) -> Trade:
+    """A buy or a sell by ``side``, as the trade form and the API send it: ``limit`` is the
+    buy's ``max_cost`` or the sell's ``min_proceeds``."""
+    if side == Trade.Side.BUY:
+        return buy(user=user, term=term, shares=shares, max_cost=limit, key=key)
+    return sell(user=user, term=term, shares=shares, min_proceeds=limit, key=key)
+
+
 def _trade(*, user, term: Term, side: str, shares: int, limit: int | None, key: str) -> Trade:
     if user is None or not getattr(user, "pk", None):
         raise InvalidRequest("Sign in to trade.")

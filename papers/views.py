@@ -8,7 +8,6 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
@@ -20,7 +19,7 @@ from django.views.decorators.http import require_POST
 
 from peerrevenue import keep
 from peerrevenue.pagination import number_of, paginate
-from peerrevenue.ratelimit import refuse_if_too_many
+from peerrevenue.ratelimit import refuse_if_signed_out_or_too_many
 
 from . import bibtex, code_links, days, entries, search, streams
 from .categories import CS_CATEGORIES
@@ -336,10 +335,8 @@ def _archive_page(request: HttpRequest, archive_code: str) -> HttpResponse:
 @require_POST
 def toggle_watch(request: HttpRequest, code: str) -> HttpResponse:
     category = get_object_or_404(Category, code=code)
-    if not request.user.is_authenticated:
-        # Back to the category page after logging in: the toggle itself is POST-only.
-        return redirect_to_login(category.get_absolute_url())
-    refused = refuse_if_too_many(
+    # Back to the category page after logging in: the toggle itself is POST-only.
+    refused = refuse_if_signed_out_or_too_many(
         request,
         scope="watch",
         limit=settings.RATELIMIT_WATCHES_PER_WINDOW,

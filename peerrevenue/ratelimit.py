@@ -136,3 +136,18 @@ def refuse_if_too_many(
     response = render(request, "429.html", {"message": message, "back": back}, status=429)
     response["Retry-After"] = str(wait)
     return response
+
+
+def refuse_if_signed_out_or_too_many(
+    request: HttpRequest, *, scope: str, limit: int, done: str, back: str
+) -> HttpResponse | None:
+    """Sign-in first, then ``refuse_if_too_many``: a form that only a signed-in reader may send
+    goes to the sign-in page and, after it, to ``back`` (the form is POST-only, so not to
+    itself); a signed-in one counts against ``scope``'s limit. None when it may go on."""
+    # Imported on use: the auth views import forms and models, and this module is imported
+    # by the cache backend and the API's middleware, which must not need the apps loaded.
+    from django.contrib.auth.views import redirect_to_login
+
+    if not request.user.is_authenticated:
+        return redirect_to_login(back)
+    return refuse_if_too_many(request, scope=scope, limit=limit, done=done, back=back)

@@ -70,6 +70,15 @@ def cs_dc(db):
     return category
 
 
+@pytest.fixture
+def kv_cache(db):
+    """The term "KV cache" at the default curve: the one most tests trade (the market's,
+    the trader pages' and the access tests')."""
+    from market.models import Term
+
+    return Term.objects.create(phrase="KV cache")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def worker_cache():
     """Under pytest-xdist, worker ``gwN`` uses Redis db N places after the configured one.

@@ -7,6 +7,7 @@ service away starts its own copy on a port of its own and stops only that.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -15,9 +16,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import requests
+from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -324,6 +328,22 @@ def start_gunicorn(
         return subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=sink)
 
 
+@contextlib.contextmanager
+def serving(
+    *, env: dict[str, str], ready: str = "/market/rules/", port: int | None = None, **options: Any
+) -> Iterator[str]:
+    """The site under gunicorn (``start_gunicorn``'s ``options``) for the ``with`` block: its
+    base URL, once ``ready`` answers; stopped when the block ends, however it ends."""
+    port = port or free_port()
+    server = start_gunicorn(env=env, port=port, **options)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for(base + ready, timeout=60)
+        yield base
+    finally:
+        stop_process(server)
+
+
 def stop_process(process: subprocess.Popen) -> None:
     if process.poll() is None:
         process.terminate()
@@ -354,6 +374,13 @@ def production_environment(*, database_url: str, host: str = "127.0.0.1", **extr
         DJANGO_ALLOWED_HOSTS=host,
         **extra,
     )
+
+
+def database_url() -> str:
+    """The tests' own database, for a server in another process to use."""
+    db = connection.settings_dict
+    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
+    return f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}"
 
 
 def can_sign_in_to_a_server(settings, password: str, *people) -> None:

@@ -21,11 +21,10 @@ from tests.processes import (
     HttpsClient,
     PrivateRedis,
     collect_static,
+    database_url,
     free_port,
     production_environment,
-    start_gunicorn,
-    stop_process,
-    wait_for,
+    serving,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -39,28 +38,17 @@ LIMIT_SECONDS = 0.1
 def site(cs_dc, tmp_path):
     collect_static()
     list_paper(make_paper(title="Quorum systems"), category=cs_dc, date=dt.date(2026, 11, 24))
-    db = connection.settings_dict
-    db_host, db_port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
     cache = PrivateRedis()
     cache.start()
     health_port = free_port()
     env = production_environment(
-        database_url=f"postgres://{db['USER']}@{db_host}:{db_port}/{db['NAME']}",
-        REDIS_URL=cache.url,
-        HEALTH_PORT=str(health_port),
+        database_url=database_url(), REDIS_URL=cache.url, HEALTH_PORT=str(health_port)
     )
-    port = free_port()
     output = tmp_path / "gunicorn.log"
-    server = start_gunicorn(env=env, port=port, output=output, workers=WORKERS)
     try:
-        wait_for(f"http://127.0.0.1:{port}/healthz", timeout=60)
-        yield {
-            "base": f"http://127.0.0.1:{port}",
-            "health": f"http://127.0.0.1:{health_port}",
-            "output": output,
-        }
+        with serving(env=env, ready="/healthz", output=output, workers=WORKERS) as base:
+            yield {"base": base, "health": f"http://127.0.0.1:{health_port}", "output": output}
     finally:
-        stop_process(server)
         cache.stop()
 
 

@@ -12,7 +12,6 @@ import uuid
 
 import pytest
 import redis
-from django.db import connection
 
 from market.ledger import check_ledger
 from market.models import Term, Trade
@@ -23,22 +22,16 @@ from tests.processes import (
     PrivateRedis,
     can_sign_in_to_a_server,
     collect_static,
+    database_url,
     free_port,
     production_environment,
-    start_gunicorn,
-    stop_process,
-    wait_for,
+    serving,
 )
 
 pytestmark = pytest.mark.slow
 
 GOOD = {200, 302}
 ACCEPTABLE = GOOD | {503}
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
 
 
 class Record:
@@ -84,7 +77,6 @@ def site(cs_dc, trader, reader, settings, tmp_path):
     term = Term.objects.create(phrase="quorum", p0=1_000, k=10)
     cache_server = PrivateRedis()
     cache_server.start()
-    port = free_port()
     output = tmp_path / "gunicorn.log"
     env = production_environment(
         database_url=database_url(),
@@ -92,13 +84,10 @@ def site(cs_dc, trader, reader, settings, tmp_path):
         # Flat out, the trader would reach the trade limit (a 429) within the test.
         RATELIMIT_TRADES_PER_WINDOW="1000000",
     )
-    server = start_gunicorn(env=env, port=port, output=output)
-    base = f"http://127.0.0.1:{port}"
     try:
-        wait_for(base + "/market/rules/", timeout=60)
-        yield {"base": base, "redis": cache_server, "term": term, "output": output}
+        with serving(env=env, output=output) as base:
+            yield {"base": base, "redis": cache_server, "term": term, "output": output}
     finally:
-        stop_process(server)
         cache_server.stop()
 
 
@@ -259,10 +248,8 @@ def test_without_the_database_pages_answer_503_with_a_human_message(tmp_path):
     try:
         for redis_url in ("", cache_server.url):  # the cache in the database, or in Redis
             env = production_environment(database_url=gone, REDIS_URL=redis_url)
-            server = start_gunicorn(env=env, port=port, output=tmp_path / "gunicorn.log")
-            try:
-                wait_for(f"http://127.0.0.1:{port}/", timeout=60)
-                client = HttpsClient(f"http://127.0.0.1:{port}")
+            with serving(env=env, port=port, ready="/", output=tmp_path / "gunicorn.log") as base:
+                client = HttpsClient(base)
                 # The sign-in form needs no database; signing in does.
                 assert client.get("/accounts/login/").status_code == 200
                 answers = [
@@ -275,8 +262,6 @@ def test_without_the_database_pages_answer_503_with_a_human_message(tmp_path):
                         response.text
                     )
                     assert response.headers["Retry-After"]
-            finally:
-                stop_process(server)
     finally:
         cache_server.stop()
 

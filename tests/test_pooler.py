@@ -32,11 +32,8 @@ from tests.processes import (
     PrivateRedis,
     can_sign_in_to_a_server,
     collect_static,
-    free_port,
     production_environment,
-    start_gunicorn,
-    stop_process,
-    wait_for,
+    serving,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -95,22 +92,18 @@ def pooled_site(cs_dc, trader, reader, settings, tmp_path):
         RATELIMIT_LOGIN_PER_WINDOW="1000000",
         **POOLED,
     )
-    port = free_port()
     output = tmp_path / "gunicorn.log"
-    server = start_gunicorn(env=env, port=port, output=output, workers=2)
-    base = f"http://127.0.0.1:{port}"
     try:
-        wait_for(base + "/healthz", timeout=60)
-        yield {
-            "base": base,
-            "bouncer": bouncer,
-            "terms": terms,
-            "env": env,
-            "output": output,
-            "paper": Listing.objects.filter(category=cs_dc).first().paper,  # type: ignore[union-attr]
-        }
+        with serving(env=env, ready="/healthz", output=output, workers=2) as base:
+            yield {
+                "base": base,
+                "bouncer": bouncer,
+                "terms": terms,
+                "env": env,
+                "output": output,
+                "paper": Listing.objects.filter(category=cs_dc).first().paper,  # type: ignore[union-attr]
+            }
     finally:
-        stop_process(server)
         cache.stop()
         bouncer.remove()
 

@@ -27,6 +27,7 @@ from tests.processes import (
     collect_static,
     free_port,
     production_environment,
+    serving,
     start_gunicorn,
     stop_process,
     wait_for,
@@ -341,20 +342,13 @@ def pooled(topology):
         DATABASE_POOLER="transaction",
         DATABASE_REPLICA_URL=topology["replica"].url(),
     )
-    port = free_port()
-    server = start_gunicorn(
-        env=env,
-        port=port,
-        workers=2,
-        output=tmp / "gunicorn-pooled.log",
-        control_socket=tmp / "gunicorn-pooled.ctl",
-    )
-    base = f"http://127.0.0.1:{port}"
+    output = tmp / "gunicorn-pooled.log"
     try:
-        wait_for(base + "/market/rules/", timeout=60)
-        yield {"base": base, "bouncer": bouncer, "output": tmp / "gunicorn-pooled.log"}
+        with serving(
+            env=env, workers=2, output=output, control_socket=tmp / "gunicorn-pooled.ctl"
+        ) as base:
+            yield {"base": base, "bouncer": bouncer, "output": output}
     finally:
-        stop_process(server)
         bouncer.remove()
 
 

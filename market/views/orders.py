@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from peerrevenue.ratelimit import is_limited, refuse_if_too_many
+from peerrevenue.ratelimit import is_limited, refuse_if_signed_out_or_too_many
 from peerrevenue.redirects import safe_next
 
 from .. import notices, orders, trading
@@ -141,10 +141,8 @@ def cancel(request: HttpRequest) -> HttpResponse:
 @require_POST
 def follow(request: HttpRequest, slug: str) -> HttpResponse:
     term = get_term_or_404(slug)
-    if not request.user.is_authenticated:
-        return redirect_to_login(term.get_absolute_url())
     # Following is to terms what watching is to categories: one budget for both kinds.
-    refused = refuse_if_too_many(
+    refused = refuse_if_signed_out_or_too_many(
         request,
         scope="follow",
         limit=settings.RATELIMIT_WATCHES_PER_WINDOW,

@@ -196,22 +196,14 @@ def trade(request: HttpRequest, slug: str) -> HttpResponse:
         )
     data = confirm.cleaned_data
     try:
-        if data["side"] == Trade.Side.BUY:
-            done = trading.buy(
-                user=request.user,
-                term=term,
-                shares=data["shares"],
-                max_cost=data["limit"],
-                key=data["key"],
-            )
-        else:
-            done = trading.sell(
-                user=request.user,
-                term=term,
-                shares=data["shares"],
-                min_proceeds=data["limit"],
-                key=data["key"],
-            )
+        done = trading.trade(
+            user=request.user,
+            term=term,
+            side=data["side"],
+            shares=data["shares"],
+            limit=data["limit"],
+            key=data["key"],
+        )
     except trading.TradeError as exc:
         metrics.TRADE_REFUSALS.labels(type(exc).__name__).inc()
         # Show the refusal next to a fresh quote for the same order, if there is one.

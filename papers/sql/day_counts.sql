@@ -33,38 +33,31 @@ CREATE OR REPLACE FUNCTION public.papers_days_apply(c bigint[], d date[], p int[
   WHERE day.category_id = x.c AND day.date = x.d AND day.papers <= 0 AND day.replacements <= 0;
   $fn$;
 
--- Listings added: counted where their paper is there and shown.
-CREATE OR REPLACE FUNCTION public.papers_days_listings_added() RETURNS trigger
+-- Listings added (the trigger's argument '1') or deleted ('-1'): counted where their paper is
+-- there and shown. Both triggers name their transition table ``moved_listings``, so one
+-- function serves the two.
+CREATE OR REPLACE FUNCTION public.papers_days_listings_moved() RETURNS trigger
   LANGUAGE plpgsql AS $fn$
+  DECLARE
+    direction int := TG_ARGV[0]::int;
   BEGIN
     PERFORM public.papers_days_apply(array_agg(c), array_agg(d), array_agg(p), array_agg(r))
     FROM (SELECT l.category_id AS c, l.date AS d,
-                 (count(*) FILTER (WHERE l.announce_type IN ('new', 'cross')))::int AS p,
-                 (count(*) FILTER (WHERE l.announce_type NOT IN ('new', 'cross')))::int AS r
-          FROM added_listings AS l JOIN public.papers_paper AS paper ON paper.id = l.paper_id
+                 (direction * count(*) FILTER (WHERE l.announce_type IN ('new', 'cross')))::int
+                   AS p,
+                 (direction * count(*) FILTER (WHERE l.announce_type NOT IN ('new', 'cross')))::int
+                   AS r
+          FROM moved_listings AS l JOIN public.papers_paper AS paper ON paper.id = l.paper_id
           WHERE NOT paper.hidden GROUP BY 1, 2) AS delta;
     RETURN NULL;
   END
   $fn$;
 CREATE OR REPLACE TRIGGER listings_counted AFTER INSERT ON public.papers_listing
-  REFERENCING NEW TABLE AS added_listings
-  FOR EACH STATEMENT EXECUTE FUNCTION public.papers_days_listings_added();
-
-CREATE OR REPLACE FUNCTION public.papers_days_listings_removed() RETURNS trigger
-  LANGUAGE plpgsql AS $fn$
-  BEGIN
-    PERFORM public.papers_days_apply(array_agg(c), array_agg(d), array_agg(p), array_agg(r))
-    FROM (SELECT l.category_id AS c, l.date AS d,
-                 (-count(*) FILTER (WHERE l.announce_type IN ('new', 'cross')))::int AS p,
-                 (-count(*) FILTER (WHERE l.announce_type NOT IN ('new', 'cross')))::int AS r
-          FROM removed_listings AS l JOIN public.papers_paper AS paper ON paper.id = l.paper_id
-          WHERE NOT paper.hidden GROUP BY 1, 2) AS delta;
-    RETURN NULL;
-  END
-  $fn$;
+  REFERENCING NEW TABLE AS moved_listings
+  FOR EACH STATEMENT EXECUTE FUNCTION public.papers_days_listings_moved('1');
 CREATE OR REPLACE TRIGGER listings_uncounted AFTER DELETE ON public.papers_listing
-  REFERENCING OLD TABLE AS removed_listings
-  FOR EACH STATEMENT EXECUTE FUNCTION public.papers_days_listings_removed();
+  REFERENCING OLD TABLE AS moved_listings
+  FOR EACH STATEMENT EXECUTE FUNCTION public.papers_days_listings_moved('-1');
 
 -- A listing changed (its day, category or type): out of the old day, into the new.
 CREATE OR REPLACE FUNCTION public.papers_days_listings_changed() RETURNS trigger
@@ -86,39 +79,38 @@ CREATE OR REPLACE TRIGGER listings_recounted AFTER UPDATE ON public.papers_listi
   REFERENCING OLD TABLE AS before_listings NEW TABLE AS after_listings
   FOR EACH STATEMENT EXECUTE FUNCTION public.papers_days_listings_changed();
 
--- Papers added after their listings (the bulk history's order) bring those listings in.
-CREATE OR REPLACE FUNCTION public.papers_days_papers_added() RETURNS trigger
+-- Papers added after their listings (the bulk history's order) bring those listings in ('1');
+-- papers deleted before their listings take those listings out ('-1'). As above, one function
+-- for both: the transition table is ``moved_papers`` in each.
+CREATE OR REPLACE FUNCTION public.papers_days_papers_moved() RETURNS trigger
   LANGUAGE plpgsql AS $fn$
+  DECLARE
+    direction int := TG_ARGV[0]::int;
   BEGIN
     PERFORM public.papers_days_apply(array_agg(c), array_agg(d), array_agg(p), array_agg(r))
     FROM (SELECT l.category_id AS c, l.date AS d,
-                 (count(*) FILTER (WHERE l.announce_type IN ('new', 'cross')))::int AS p,
-                 (count(*) FILTER (WHERE l.announce_type NOT IN ('new', 'cross')))::int AS r
-          FROM added_papers AS paper JOIN public.papers_listing AS l ON l.paper_id = paper.id
+                 (direction * count(*) FILTER (WHERE l.announce_type IN ('new', 'cross')))::int
+                   AS p,
+                 (direction * count(*) FILTER (WHERE l.announce_type NOT IN ('new', 'cross')))::int
+                   AS r
+          FROM moved_papers AS paper JOIN public.papers_listing AS l ON l.paper_id = paper.id
           WHERE NOT paper.hidden GROUP BY 1, 2) AS delta;
     RETURN NULL;
   END
   $fn$;
 CREATE OR REPLACE TRIGGER papers_counted AFTER INSERT ON public.papers_paper
-  REFERENCING NEW TABLE AS added_papers
-  FOR EACH STATEMENT EXECUTE FUNCTION public.papers_days_papers_added();
-
--- Papers deleted before their listings take those listings out.
-CREATE OR REPLACE FUNCTION public.papers_days_papers_removed() RETURNS trigger
-  LANGUAGE plpgsql AS $fn$
-  BEGIN
-    PERFORM public.papers_days_apply(array_agg(c), array_agg(d), array_agg(p), array_agg(r))
-    FROM (SELECT l.category_id AS c, l.date AS d,
-                 (-count(*) FILTER (WHERE l.announce_type IN ('new', 'cross')))::int AS p,
-                 (-count(*) FILTER (WHERE l.announce_type NOT IN ('new', 'cross')))::int AS r
-          FROM removed_papers AS paper JOIN public.papers_listing AS l ON l.paper_id = paper.id
-          WHERE NOT paper.hidden GROUP BY 1, 2) AS delta;
-    RETURN NULL;
-  END
-  $fn$;
+  REFERENCING NEW TABLE AS moved_papers
+  FOR EACH STATEMENT EXECUTE FUNCTION public.papers_days_papers_moved('1');
 CREATE OR REPLACE TRIGGER papers_uncounted AFTER DELETE ON public.papers_paper
-  REFERENCING OLD TABLE AS removed_papers
-  FOR EACH STATEMENT EXECUTE FUNCTION public.papers_days_papers_removed();
+  REFERENCING OLD TABLE AS moved_papers
+  FOR EACH STATEMENT EXECUTE FUNCTION public.papers_days_papers_moved('-1');
+
+-- The four functions the triggers above called before they shared two (papers migration
+-- 0029); nothing calls them any more.
+DROP FUNCTION IF EXISTS public.papers_days_listings_added();
+DROP FUNCTION IF EXISTS public.papers_days_listings_removed();
+DROP FUNCTION IF EXISTS public.papers_days_papers_added();
+DROP FUNCTION IF EXISTS public.papers_days_papers_removed();
 
 -- A paper hidden or shown again. (A trigger with transition tables cannot name its columns,
 -- so every update of papers asks; the join finds nothing unless ``hidden`` changed.)

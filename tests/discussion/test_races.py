@@ -4,10 +4,8 @@ sent twice at once stores one comment, a double vote one vote, and the counts st
 from __future__ import annotations
 
 import datetime as dt
-import threading
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from discussion import writing
@@ -15,32 +13,9 @@ from discussion.models import Comment, Thread, Vote
 from discussion.targets import Target
 from market.models.notices import Notice
 from tests.factories import make_paper
+from tests.threads import run_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def together(count: int, target) -> list:
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait()
-            results[i] = target(i)
-        except BaseException as exc:  # raised in the test's thread below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for each in threads:
-        each.start()
-    for each in threads:
-        each.join()
-    if errors:
-        raise errors[0]
-    return results
 
 
 def people(django_user_model, count: int) -> list:
@@ -54,7 +29,7 @@ def test_a_form_sent_twice_at_once_stores_one_comment(django_user_model):
     paper = make_paper()
     (writer,) = people(django_user_model, 1)
     target = Target("paper", paper.pk)
-    made = together(
+    made = run_threads(
         6, lambda i: writing.post(user=writer, target=target, body="Same form", key="k1").pk
     )
     assert len(set(made)) == 1
@@ -66,9 +41,9 @@ def test_a_double_vote_is_one_vote_and_many_voters_count_exactly(django_user_mod
     paper = make_paper()
     writer, *voters = people(django_user_model, 7)
     comment = writing.post(user=writer, target=Target("paper", paper.pk), body="Vote", key="v")
-    together(8, lambda i: writing.vote(user=voters[0], comment_id=comment.pk, up=True))
+    run_threads(8, lambda i: writing.vote(user=voters[0], comment_id=comment.pk, up=True))
     assert Vote.objects.count() == 1
-    together(6, lambda i: writing.vote(user=voters[i], comment_id=comment.pk, up=True))
+    run_threads(6, lambda i: writing.vote(user=voters[i], comment_id=comment.pk, up=True))
     assert Comment.objects.get().score == Vote.objects.count() == 6
 
 
@@ -77,7 +52,7 @@ def test_comments_at_once_on_one_thread_are_all_counted_and_told_once(django_use
     follower, *writers = people(django_user_model, 7)
     target = Target("paper", paper.pk)
     writing.follow(user=follower, target=target, on=True)
-    together(
+    run_threads(
         6,
         lambda i: writing.post(user=writers[i], target=target, body=f"Point {i}", key=str(i)),
     )

@@ -17,7 +17,8 @@ from market.models import Term
 from papers.models import Paper
 from tests.e2e.audits import axe_violations, prepare_axe
 from tests.e2e.conftest import SCREENSHOTS
-from tests.e2e.test_layout import DESKTOP, PHONE, market_day, signed_in_context
+from tests.e2e.sessions import signed_in
+from tests.e2e.test_layout import DESKTOP, PHONE, market_day
 
 __all__ = ["market_day"]  # the fixture, imported for these tests
 
@@ -113,7 +114,7 @@ def test_no_serious_or_moderate_axe_violation(
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     shot = f"{viewport['width']}-{scheme}-{'in' if signed_in else 'out'}"
     if signed_in:
-        context, page = signed_in_context(browser, live_server, viewport, color_scheme=scheme)
+        context, page = signed_in(browser, live_server, viewport, color_scheme=scheme)
         pages = {**PAGES, **SIGNED_IN_ONLY}
     else:
         context = browser.new_context(
@@ -135,7 +136,7 @@ def test_no_serious_or_moderate_axe_violation(
 def test_the_audited_pages_have_content(browser, live_server, full_market):
     """The data the audits run on: a listing with highlighted words, a term with holders and
     a waiting order, a library and Hot with papers (an empty page hides most problems)."""
-    context, page = signed_in_context(browser, live_server, DESKTOP)
+    context, page = signed_in(browser, live_server, DESKTOP)
     try:
         page.goto(PAGES["list"])
         assert page.locator(".paper__abstract a.term").count() >= 3

@@ -13,7 +13,8 @@ from authorship.models import Claim
 from tests.conftest import PASSWORD
 from tests.e2e.audits import axe_violations, prepare_axe
 from tests.e2e.conftest import SCREENSHOTS
-from tests.e2e.test_layout import DESKTOP, PHONE, market_day, signed_in_context
+from tests.e2e.sessions import signed_in
+from tests.e2e.test_layout import DESKTOP, PHONE, market_day
 
 __all__ = ["market_day"]  # the fixture, imported for these tests
 
@@ -52,7 +53,7 @@ def approve_in_the_admin(browser, live_server, viewport) -> None:
 def test_claim_a_paper_and_see_the_badge_after_approval(browser, live_server, market_day, viewport):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     width = viewport["width"]
-    context, page = signed_in_context(browser, live_server, viewport)
+    context, page = signed_in(browser, live_server, viewport)
     prepare_axe(context)
     try:
         found: list[str] = []

@@ -16,6 +16,7 @@ from market import trading
 from market.models import Order, Term
 from papers.models import Paper
 from tests.conftest import PASSWORD
+from tests.e2e.sessions import signed_in
 from tests.factories import list_paper, make_paper
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,18 +45,6 @@ def long_day(cs_dc):
         )
     user = get_user_model().objects.create_user("tobias", "tobias@example.org", PASSWORD)
     return term, user
-
-
-def signed_in(browser, live_server, viewport, **options):
-    context = browser.new_context(base_url=live_server.url, viewport=viewport, **options)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill("tobias")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.locator("main").get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()
-    return context, page
 
 
 def focused(page) -> dict:

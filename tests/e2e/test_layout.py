@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from market import networth, trading
 from market.models import NetWorthSnapshot, Term
 from tests.conftest import PASSWORD
+from tests.e2e.sessions import signed_in
 from tests.factories import list_paper, make_paper
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -64,18 +65,6 @@ def market_day(cs_dc):
     return {"kv": kv, "trader": trader}
 
 
-def signed_in_context(browser, live_server, viewport, **options):
-    context = browser.new_context(base_url=live_server.url, viewport=viewport, **options)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill("tobias")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.locator("main").get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()
-    return context, page
-
-
 PAGES = [
     "/list/cs.DC/",
     "/abs/2611.00001/",
@@ -107,7 +96,7 @@ AMOUNT = re.compile(r"(?<![\w.%])[−+-]?\d[\d,]*\.\d+(?![\d%])")
 def test_no_page_scrolls_sideways_and_credits_have_two_decimals(
     browser, live_server, market_day, viewport, screenshot
 ):
-    context, page = signed_in_context(browser, live_server, viewport)
+    context, page = signed_in(browser, live_server, viewport)
     try:
         for path in PAGES:
             response = page.goto(path)
@@ -141,7 +130,7 @@ def test_no_page_scrolls_sideways_and_credits_have_two_decimals(
 
 
 def test_the_leaderboard_shows_gain_and_net_worth_on_a_phone(browser, live_server, market_day):
-    context, page = signed_in_context(browser, live_server, PHONE)
+    context, page = signed_in(browser, live_server, PHONE)
     try:
         page.goto("/leaderboard/")
         for heading in ("Gain", "Net worth"):

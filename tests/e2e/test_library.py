@@ -8,7 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tests.conftest import PASSWORD
-from tests.e2e.test_layout import DESKTOP, PHONE, signed_in_context
+from tests.e2e.sessions import signed_in
+from tests.e2e.test_layout import DESKTOP, PHONE
 from tests.factories import make_topical_papers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,7 +44,7 @@ def first_pick(page) -> str:
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
 def test_save_tag_export_and_see_for_you_follow(browser, live_server, topical_day, viewport):
     papers = topical_day
-    context, page = signed_in_context(browser, live_server, viewport)
+    context, page = signed_in(browser, live_server, viewport)
     try:
         for paper in papers["consensus"][:2]:
             save_from_the_list(page, paper)

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from market import notices, trading
 from market.models import Order, Term
 from tests.conftest import PASSWORD
+from tests.e2e.sessions import signed_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,16 +39,8 @@ def test_place_see_fill_and_cancel_orders_and_follow_a_term(
     rival = users.create_user("rhea", "rhea@example.org", PASSWORD)
     trading.buy(user=rival, term=term, shares=30, max_cost=None, key=uuid.uuid4().hex)  # 1.30
 
-    context = browser.new_context(base_url=live_server.url, viewport=viewport)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
+    context, page = signed_in(browser, live_server, viewport)
     try:
-        page.goto("/accounts/login/")
-        page.get_by_label("Username").fill("tobias")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.locator("main").get_by_role("button", name="Log in").click()
-        page.wait_for_load_state()
-
         page.goto("/market/kv-cache/")
         box = page.locator(".trade-box")
         box.get_by_text("Leave a limit order").click()

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_layout import DESKTOP, PHONE, market_day, signed_in_context
+from tests.e2e.sessions import signed_in
+from tests.e2e.test_layout import DESKTOP, PHONE, market_day
 
 __all__ = ["market_day"]  # the fixture, imported for these tests
 
@@ -37,7 +38,7 @@ PAGES = {
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
 def test_every_page_fits_without_hidden_columns(browser, live_server, market_day, viewport, scheme):
-    context, page = signed_in_context(browser, live_server, viewport, color_scheme=scheme)
+    context, page = signed_in(browser, live_server, viewport, color_scheme=scheme)
     try:
         found = {}
         for name, path in PAGES.items():
@@ -63,7 +64,7 @@ def _shot(name: str, viewport: dict, scheme: str) -> Path:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_phone_searches_from_the_header_of_any_page(browser, live_server, market_day, scheme):
-    context, page = signed_in_context(browser, live_server, PHONE, color_scheme=scheme)
+    context, page = signed_in(browser, live_server, PHONE, color_scheme=scheme)
     try:
         page.goto("/abs/2611.00002/")
         box = page.get_by_role("search").get_by_label("Search papers")
@@ -84,7 +85,7 @@ def test_a_phone_searches_from_the_header_of_any_page(browser, live_server, mark
 def test_the_search_dates_the_star_and_the_hot_link_sit_neatly_on_a_phone(
     browser, live_server, market_day
 ):
-    context, page = signed_in_context(browser, live_server, PHONE)
+    context, page = signed_in(browser, live_server, PHONE)
     try:
         page.goto("/search/?q=raft")
         since, until = (page.get_by_label(name, exact=True) for name in ("Announced from", "to"))

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from market import trading
 from market.models import Term
 from tests.conftest import PASSWORD
+from tests.e2e.sessions import signed_in
 from tests.factories import list_paper, make_paper
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -56,17 +57,8 @@ def boxes(page, word) -> dict:
 def test_near_the_bottom_of_a_phone_the_popover_opens_above_the_word(
     browser, live_server, risen_day, scheme
 ):
-    context = browser.new_context(
-        base_url=live_server.url, viewport=PHONE, has_touch=True, color_scheme=scheme
-    )
-    page = context.new_page()
-    page.set_default_timeout(10_000)
+    context, page = signed_in(browser, live_server, PHONE, has_touch=True, color_scheme=scheme)
     try:
-        page.goto("/accounts/login/")
-        page.get_by_label("Username").fill("tobias")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.locator("main").get_by_role("button", name="Log in").click()
-        page.wait_for_load_state()
         page.goto("/list/cs.DC/")
         popover = page.locator(".term-pop")
 

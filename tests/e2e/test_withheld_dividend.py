@@ -15,7 +15,8 @@ from authorship.models import Claim
 from market.dividends import pay_dividends_for_day
 from market.models import Term
 from papers.models import Paper
-from tests.e2e.test_layout import DESKTOP, PHONE, market_day, signed_in_context
+from tests.e2e.sessions import signed_in
+from tests.e2e.test_layout import DESKTOP, PHONE, market_day
 from tests.factories import buy, list_paper, make_paper
 
 __all__ = ["market_day"]  # the fixture, imported for these tests
@@ -68,7 +69,7 @@ def test_an_author_sees_the_withheld_dividend_explained(
     browser, live_server, withheld, viewport, scheme
 ):
     kv, paper = withheld
-    context, page = signed_in_context(browser, live_server, viewport, color_scheme=scheme)
+    context, page = signed_in(browser, live_server, viewport, color_scheme=scheme)
     try:
         page.goto(f"/market/{kv.slug}/why/{paper.arxiv_id}/")
         withheld_line = page.locator(".why__withheld")

@@ -9,11 +9,6 @@ from tests.market.state import market_state
 
 
 @pytest.fixture
-def kv_cache(db) -> Term:
-    return Term.objects.create(phrase="KV cache")
-
-
-@pytest.fixture
 def raft(db) -> Term:
     return Term.objects.create(phrase="Raft", p0=2_000_000, k=50_000)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection, transaction
@@ -21,17 +20,12 @@ from market.ledger import check_ledger
 from market.models import DividendEvent, Term, WithheldDividend
 from papers.models import Category, Paper
 from tests.factories import buy, list_paper, make_paper
-from tests.market.test_concurrency import run_threads
+from tests.market.dividend_day import DIVIDEND, ny
+from tests.threads import run_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-NY = ZoneInfo("America/New_York")
-DIVIDEND = 10_000
 FIRST_DAY = dt.date(2026, 11, 3)  # a Tuesday
-
-
-def ny(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text).replace(tzinfo=NY)
 
 
 @pytest.fixture

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import random
-import threading
 from collections import defaultdict
 
 import psycopg.errors
 import pytest
-from django.db import OperationalError, connection
+from django.db import OperationalError
 
 from market import trading
 from market.ledger import check_ledger
 from market.models import Term, Trade
 from peerrevenue import db
+from tests.threads import run_threads
 
 THREADS = 8
 TRADES_PER_THREAD = 300
@@ -21,31 +21,6 @@ USERS = 4
 GRANT = 1_000_000_000
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run_threads(count: int, target) -> list:
-    """Run target(i) in ``count`` threads started together; return their results."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait()
-            results[i] = target(i)
-        except BaseException as exc:  # surfaced below, in the test's thread
-            errors.append(exc)
-        finally:
-            connection.close()  # each thread has its own connection; don't leak it
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
 
 
 def test_random_concurrent_trading_keeps_the_books_exact(django_user_model):

@@ -5,9 +5,6 @@ paper; 14: no window opened later than its paper's)."""
 
 from __future__ import annotations
 
-import datetime as dt
-from zoneinfo import ZoneInfo
-
 import pytest
 from django.db.models import F
 from django.test import override_settings
@@ -16,27 +13,18 @@ from authorship.models import Claim
 from market import ledger
 from market.dividends import pay_dividends_for_day
 from market.ledger import check_ledger
-from market.models import Account, DividendEvent, Entry, Term, WithheldDividend
+from market.models import Account, DividendEvent, Entry, WithheldDividend
 from papers.models import Paper
-from tests.factories import buy, list_paper, make_paper
-
-NY = ZoneInfo("America/New_York")
-DIVIDEND = 10_000
-DAY = dt.date(2026, 11, 25)  # announced Tuesday 24 November 20:00 New York
-
-
-def ny(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text).replace(tzinfo=NY)
+from tests.factories import buy
+from tests.market.dividend_day import DAY, DIVIDEND, listed_early, ny, paper_of_the_day
 
 
 @pytest.fixture
 def paid_day(cs_dc, kv_cache, trader, rival, django_user_model):
     """The trader wrote the paper (a verified claim) and held 12 shares; the rival held 5; an
     insider bought 7 after the submission. Paid by the rules: the rival alone."""
-    Term.objects.filter(pk=kv_cache.pk).update(listed_at=ny("2026-11-01 09:00"))
-    paper = make_paper(title="Paging the KV cache", abstract="We page it.")
-    Paper.objects.filter(pk=paper.pk).update(submitted_at=ny("2026-11-23 16:00"))
-    list_paper(paper, category=cs_dc, date=DAY)
+    listed_early(kv_cache)
+    paper = paper_of_the_day(cs_dc)
     Claim.objects.create(user=trader, paper=paper, status=Claim.Status.APPROVED)
     insider = django_user_model.objects.create_user("ines")
     buy(trader, kv_cache, 12, when=ny("2026-11-20 09:00"))

@@ -4,7 +4,6 @@ it was announced earns nothing from that paper, whoever bought it."""
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import override_settings
@@ -13,20 +12,16 @@ from market import trading
 from market.dividends import pay_dividends_for_day
 from market.ledger import check_ledger
 from market.models import DividendEvent, Term
-from papers.models import Listing, Paper
+from papers.models import Listing
 from tests.factories import buy, list_paper, make_paper, sell
 from tests.html import page_text
-
-NY = ZoneInfo("America/New_York")
-DIVIDEND = 10_000
-# Wednesday 25 November 2026's listing: announced Tuesday 24 at 20:00 New York; its submission
-# period ran from Monday 23 14:00 to Tuesday 24 14:00.
-DAY = dt.date(2026, 11, 25)
-
-
-def ny(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text).replace(tzinfo=NY)
-
+from tests.market.dividend_day import (
+    DAY,
+    DIVIDEND,
+    listed_early,
+    ny,
+    paper_of_the_day,
+)
 
 ANNOUNCED = ny("2026-11-24 20:00")
 PERIOD_OPENS = ny("2026-11-23 14:00")
@@ -34,16 +29,7 @@ PERIOD_OPENS = ny("2026-11-23 14:00")
 
 @pytest.fixture
 def kv(kv_cache: Term) -> Term:
-    Term.objects.filter(pk=kv_cache.pk).update(listed_at=ny("2026-11-01 09:00"))
-    return Term.objects.get(pk=kv_cache.pk)
-
-
-def paper(cs_dc, *, submitted: str | None, title: str = "Paging the KV cache") -> Paper:
-    made = make_paper(title=title, abstract="We page it.")
-    if submitted is not None:
-        Paper.objects.filter(pk=made.pk).update(submitted_at=ny(submitted))
-    list_paper(made, category=cs_dc, date=DAY)
-    return made
+    return listed_early(kv_cache)
 
 
 @pytest.fixture
@@ -55,7 +41,7 @@ def reader(django_user_model):
 def test_a_share_bought_inside_the_window_earns_nothing_from_that_paper(
     cs_dc, kv, trader, rival, reader
 ):
-    submitted = paper(cs_dc, submitted="2026-11-23 16:00")
+    submitted = paper_of_the_day(cs_dc, submitted="2026-11-23 16:00")
     buy(trader, kv, 10, when=ny("2026-11-23 09:00"))  # before the submission
     buy(rival, kv, 7, when=ny("2026-11-23 16:30"))  # after it: only the authors knew
     buy(reader, kv, 3, when=ny("2026-11-24 21:00"))  # after the announcement
@@ -77,7 +63,7 @@ def test_a_share_bought_inside_the_window_earns_nothing_from_that_paper(
 def test_without_a_submission_time_the_window_opens_with_the_submission_period(
     cs_dc, kv, trader, rival
 ):
-    feed_only = paper(cs_dc, submitted=None)
+    feed_only = paper_of_the_day(cs_dc, submitted=None)
     buy(trader, kv, 4, when=PERIOD_OPENS - dt.timedelta(minutes=1))
     buy(rival, kv, 6, when=PERIOD_OPENS + dt.timedelta(minutes=1))
     before = trading.balance(trader), trading.balance(rival)
@@ -100,7 +86,7 @@ def test_without_a_submission_time_the_window_opens_with_the_submission_period(
 def test_the_shares_paid_are_the_fewest_held_at_any_moment_of_the_window(cs_dc, kv, trader):
     """Held 10, sold 6 inside the window and bought them back before the announcement: 4 were
     held right through, and only those are paid. Selling after the announcement still earns."""
-    paper(cs_dc, submitted="2026-11-23 16:00")
+    paper_of_the_day(cs_dc, submitted="2026-11-23 16:00")
     buy(trader, kv, 10, when=ny("2026-11-22 12:00"))
     sell(trader, kv, 6, when=ny("2026-11-23 18:00"))
     buy(trader, kv, 6, when=ny("2026-11-24 10:00"))
@@ -117,8 +103,8 @@ def test_the_shares_paid_are_the_fewest_held_at_any_moment_of_the_window(cs_dc, 
 def test_each_paper_of_a_day_has_its_own_window(cs_dc, kv, trader):
     """Bought at 15:00 Monday: before the first paper was submitted (16:00), but inside the
     period of the second, which came from the feed alone (opened at 14:00)."""
-    dated = paper(cs_dc, submitted="2026-11-23 16:00", title="KV cache paging")
-    undated = paper(cs_dc, submitted=None, title="KV cache offloading")
+    dated = paper_of_the_day(cs_dc, submitted="2026-11-23 16:00", title="KV cache paging")
+    undated = paper_of_the_day(cs_dc, submitted=None, title="KV cache offloading")
     buy(trader, kv, 5, when=ny("2026-11-23 15:00"))
     before = trading.balance(trader)
 
@@ -159,7 +145,7 @@ def test_the_rules_pages_worked_example(client, cs_dc, kv, django_user_model):
     ana, ben, cy, dee = (
         django_user_model.objects.create_user(n) for n in ("ana", "ben", "cy", "dee")
     )
-    paper(cs_dc, submitted="2026-11-23 16:00")
+    paper_of_the_day(cs_dc, submitted="2026-11-23 16:00")
     buy(ana, kv, 10, when=ny("2026-11-20 11:00"))  # the Friday before
     buy(ben, kv, 7, when=ny("2026-11-23 17:00"))
     buy(cy, kv, 10, when=ny("2026-11-20 12:00"))

@@ -14,7 +14,7 @@ from market import trading
 from market.ledger import check_ledger
 from market.models import Order, Term
 from market.orders import OrderClosed
-from tests.market.test_concurrency import run_threads
+from tests.threads import run_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -4,9 +4,6 @@ page, and everyone else is paid as before."""
 
 from __future__ import annotations
 
-import datetime as dt
-from zoneinfo import ZoneInfo
-
 import pytest
 from django.test import override_settings
 
@@ -18,30 +15,23 @@ from market.models import DividendEvent, Term, WithheldDividend
 from papers.models import Paper
 from tests.factories import buy, list_paper, make_paper
 from tests.html import Page
-
-NY = ZoneInfo("America/New_York")
-DIVIDEND = 10_000
-DAY = dt.date(2026, 11, 25)  # announced Tuesday 24 November 20:00 New York
-
-
-def ny(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text).replace(tzinfo=NY)
+from tests.market.dividend_day import (
+    DAY,
+    DIVIDEND,
+    listed_early,
+    ny,
+    paper_of_the_day,
+)
 
 
 @pytest.fixture
 def kv(kv_cache: Term) -> Term:
-    Term.objects.filter(pk=kv_cache.pk).update(listed_at=ny("2026-11-01 09:00"))
-    return Term.objects.get(pk=kv_cache.pk)
+    return listed_early(kv_cache)
 
 
 @pytest.fixture
 def own_paper(cs_dc) -> Paper:
-    paper = make_paper(
-        title="Paging the KV cache", abstract="We page it.", authors=["Tobias Author"]
-    )
-    Paper.objects.filter(pk=paper.pk).update(submitted_at=ny("2026-11-23 16:00"))
-    list_paper(paper, category=cs_dc, date=DAY)
-    return paper
+    return paper_of_the_day(cs_dc, authors=["Tobias Author"])
 
 
 def claim(user, paper, status=Claim.Status.APPROVED) -> Claim:

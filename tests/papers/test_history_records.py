@@ -125,13 +125,10 @@ def test_the_snapshot_and_the_harvest_read_the_same_fields_alike():
     assert entry.version_dates[3] == dt.datetime(2024, 5, 1, 17, 45, 30, tzinfo=dt.UTC)
 
 
-def _feed(entry: ParsedRecord) -> ParsedFeed:
-    return ParsedFeed(format="rss", date=dt.date(2024, 6, 11), entries=[entry])
-
-
-def test_a_later_feed_that_dates_nothing_keeps_every_date(imported, cs_dc, client):
-    # The daily feed's replacement of the same version: RSS dates no version at all.
-    rss = ParsedRecord(
+def feed_v4() -> ParsedRecord:
+    """The revised paper's fourth version as the daily RSS feed lists it: a replacement, no
+    version dated, no affiliations, no DOI. A new record each time (a record is mutable)."""
+    return ParsedRecord(
         arxiv_id="2403.00201",
         version=4,
         title="Gossip that survives four revisions",
@@ -140,6 +137,15 @@ def test_a_later_feed_that_dates_nothing_keeps_every_date(imported, cs_dc, clien
         categories=["cs.DC"],
         announce_type="replace",
     )
+
+
+def _feed(entry: ParsedRecord) -> ParsedFeed:
+    return ParsedFeed(format="rss", date=dt.date(2024, 6, 11), entries=[entry])
+
+
+def test_a_later_feed_that_dates_nothing_keeps_every_date(imported, cs_dc, client):
+    # The daily feed's replacement of the same version: RSS dates no version at all.
+    rss = feed_v4()
     ingest_feed(category=cs_dc, parsed=_feed(rss), source="test")
     response = client.get(REVISED)
     assert history(response) == REVISED_VERSIONS
@@ -164,15 +170,7 @@ def test_a_later_feed_that_dates_nothing_keeps_every_date(imported, cs_dc, clien
 
 def test_an_import_completes_a_paper_the_feed_stored_and_a_rerun_changes_nothing(cs_dc, client):
     # The daily feed stored v4 as RSS has it: no version dated, no DOI, no report number.
-    feed = ParsedRecord(
-        arxiv_id="2403.00201",
-        version=4,
-        title="Gossip that survives four revisions",
-        abstract="Epidemic broadcast with bounded fan-out, revised until it was right.",
-        authors=[ParsedAuthor("Mira Kova\\v{c}"), ParsedAuthor("Tom\\'as Le\\'on")],
-        categories=["cs.DC"],
-        announce_type="replace",
-    )
+    feed = feed_v4()
     ingest_feed(category=cs_dc, parsed=_feed(feed), source="test")
     assert "date not known here" in page_text(client.get(REVISED))
 

@@ -161,9 +161,9 @@ WITH_MONEY = st.one_of(
 )
 
 
-@EXAMPLES
-@given(st.lists(WITH_MONEY, min_size=1, max_size=40))
-def test_money_keeps_its_dollars_and_formulas_lose_theirs(tokens: list[tuple[str, str]]) -> None:
+def _words_kept_and_formulas_counted(tokens: list[tuple[str, str]]) -> tuple[str, str]:
+    """Typeset the ``tokens`` joined by spaces and check that every word is still shown and
+    every formula became one; the source, and the text shown outside the formulas."""
     source = " ".join(value for _kind, value in tokens)
     outside, formulas = _shown(tex_to_html(source))
     outside_words = set(re.findall(r"[A-Za-z]+", outside))
@@ -171,6 +171,13 @@ def test_money_keeps_its_dollars_and_formulas_lose_theirs(tokens: list[tuple[str
         if kind == "word":
             assert value in outside_words, (value, source, outside)
     assert formulas == sum(1 for kind, _ in tokens if kind == "math"), (source, outside)
+    return source, outside
+
+
+@EXAMPLES
+@given(st.lists(WITH_MONEY, min_size=1, max_size=40))
+def test_money_keeps_its_dollars_and_formulas_lose_theirs(tokens: list[tuple[str, str]]) -> None:
+    source, outside = _words_kept_and_formulas_counted(tokens)
     # A lone "$" on the page is one the source had as money, never a formula's.
     assert outside.count("$") == sum(1 for kind, _ in tokens if kind == "money"), (source, outside)
 
@@ -187,11 +194,5 @@ WITH_OPENLESS = st.one_of(TOKEN, OPENLESS.map(lambda m: ("math", m)))
 def test_a_missing_dollar_costs_no_word_and_leaves_no_dollar(
     tokens: list[tuple[str, str]],
 ) -> None:
-    source = " ".join(value for _kind, value in tokens)
-    outside, formulas = _shown(tex_to_html(source))
-    outside_words = set(re.findall(r"[A-Za-z]+", outside))
-    for kind, value in tokens:
-        if kind == "word":
-            assert value in outside_words, (value, source, outside)
-    assert formulas == sum(1 for kind, _ in tokens if kind == "math"), (source, outside)
+    source, outside = _words_kept_and_formulas_counted(tokens)
     assert "$" not in outside, (source, outside)

@@ -36,11 +36,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def kv_cache(db) -> Term:
-    return Term.objects.create(phrase="KV cache")
-
-
-@pytest.fixture
 def raft(db) -> Term:
     return Term.objects.create(phrase="Raft")
 

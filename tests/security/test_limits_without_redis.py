@@ -9,7 +9,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.core import mail
-from django.db import connection
 
 from accounts.attempts import AttemptCount
 from peerrevenue.cache import ReusedClientRedisCache
@@ -19,11 +18,9 @@ from tests.processes import (
     PrivateRedis,
     can_sign_in_to_a_server,
     collect_static,
-    free_port,
+    database_url,
     production_environment,
-    start_gunicorn,
-    stop_process,
-    wait_for,
+    serving,
 )
 
 pytestmark = pytest.mark.slow
@@ -99,37 +96,29 @@ def test_counts_of_past_windows_are_cleared_as_new_ones_are_counted(client, read
 def test_two_gunicorn_workers_share_the_limit_while_redis_is_stopped(reader, settings, tmp_path):
     collect_static()
     can_sign_in_to_a_server(settings, PASSWORD, reader)
-    db = connection.settings_dict
     cache_server = PrivateRedis()
     cache_server.start()
-    port = free_port()
     log = tmp_path / "access.log"
-    env = production_environment(
-        database_url=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        REDIS_URL=cache_server.url,
-    )
-    server = start_gunicorn(env=env, port=port, workers=2, log=log, output=tmp_path / "out.log")
+    env = production_environment(database_url=database_url(), REDIS_URL=cache_server.url)
     try:
-        base = f"http://127.0.0.1:{port}"
-        wait_for(base + "/market/rules/", timeout=60)
-        cache_server.stop()
-        clients = []
-        for _ in range(15):
-            client = HttpsClient(base)  # a connection of its own: any worker may answer
-            client.get("/accounts/login/")
-            clients.append(client)
+        with serving(env=env, workers=2, log=log, output=tmp_path / "out.log") as base:
+            cache_server.stop()
+            clients = []
+            for _ in range(15):
+                client = HttpsClient(base)  # a connection of its own: any worker may answer
+                client.get("/accounts/login/")
+                clients.append(client)
 
-        def attempt(client: HttpsClient) -> int:
-            return client.post(
-                "/accounts/login/", {"username": reader.username, **WRONG}
-            ).status_code
+            def attempt(client: HttpsClient) -> int:
+                return client.post(
+                    "/accounts/login/", {"username": reader.username, **WRONG}
+                ).status_code
 
-        # Three at a time: one after the other, one sync worker can win every accept, and the
-        # test is about the count the two workers share.
-        with ThreadPoolExecutor(max_workers=3) as pool:
-            statuses = list(pool.map(attempt, clients))
+            # Three at a time: one after the other, one sync worker can win every accept, and
+            # the test is about the count the two workers share.
+            with ThreadPoolExecutor(max_workers=3) as pool:
+                statuses = list(pool.map(attempt, clients))
     finally:
-        stop_process(server)
         cache_server.stop()
     limit = settings.RATELIMIT_LOGIN_PER_WINDOW
     assert (statuses.count(200), statuses.count(429)) == (limit, 15 - limit), (

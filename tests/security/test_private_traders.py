@@ -9,18 +9,12 @@ import pytest
 from django.test import Client
 
 from accounts.models import Preferences
-from market.models import Term
 from tests.factories import buy, sell
 from tests.html import Page
 
 pytestmark = pytest.mark.django_db
 
 TERM_PAGE = "/market/kv-cache/"
-
-
-@pytest.fixture
-def kv_cache(db) -> Term:
-    return Term.objects.create(phrase="KV cache")
 
 
 @pytest.fixture
