@@ -91,6 +91,25 @@ def setup_django(env: dict[str, str]) -> None:
     django.setup()
 
 
+def setup_redis_django(database_url: str, *, redis_db: int) -> None:
+    """Django as in production for an in-process benchmark: the cache in Redis (database
+    ``redis_db``, emptied), debug off, the schema migrated."""
+    setup_django(
+        production_environment(database_url, redis_db=redis_db)
+        | {"DJANGO_ALLOWED_HOSTS": "testserver"}
+    )
+    from django.conf import settings
+    from django.core.cache import cache
+    from django.core.management import call_command
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    call_command("migrate", verbosity=0)
+    cache.clear()
+
+
 def require(command: str, hint: str) -> str:
     path = shutil.which(command)
     if not path:

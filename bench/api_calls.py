@@ -33,27 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _harness import (  # noqa: E402
-    production_environment,
     scratch_database,
-    setup_django,
-    setup_offline_django,  # noqa: E402
+    setup_offline_django,
+    setup_redis_django,
 )
-
-
-def setup_with_redis(url: str, *, redis_db: int) -> None:
-    setup_django(
-        production_environment(url, redis_db=redis_db) | {"DJANGO_ALLOWED_HOSTS": "testserver"}
-    )
-    from django.conf import settings
-    from django.core.cache import cache
-    from django.core.management import call_command
-
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    call_command("migrate", verbosity=0)
-    cache.clear()  # this benchmark's own Redis database
 
 
 def parse_args() -> argparse.Namespace:
@@ -83,7 +66,7 @@ def main() -> None:
     if options.no_redis:
         setup_offline_django(url)
     else:
-        setup_with_redis(url, redis_db=options.redis_db)
+        setup_redis_django(url, redis_db=options.redis_db)
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.db import connection

@@ -32,10 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import (  # noqa: E402
-    production_environment,
     scratch_database,
-    setup_django,
     setup_offline_django,
+    setup_redis_django,
     timed_gets,
 )
 
@@ -147,23 +146,6 @@ class Trading:
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join()
-
-
-def setup_redis_django(url: str, *, redis_db: int) -> None:
-    """As in production: the page cache's shared level in Redis (its own database, emptied)."""
-    setup_django(
-        production_environment(url, redis_db=redis_db) | {"DJANGO_ALLOWED_HOSTS": "testserver"}
-    )
-    from django.conf import settings
-    from django.core.cache import cache
-    from django.core.management import call_command
-
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    call_command("migrate", verbosity=0)
-    cache.clear()
 
 
 def p(times: list[float], q: float) -> float:
