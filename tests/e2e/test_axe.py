@@ -105,15 +105,15 @@ def _audit(page, name: str, path: str, *, shot: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("signed_in", [False, True], ids=["signed-out", "signed-in"])
+@pytest.mark.parametrize("reader", [False, True], ids=["signed-out", "signed-in"])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
 def test_no_serious_or_moderate_axe_violation(
-    browser, live_server, full_market, viewport, scheme, signed_in
+    browser, live_server, full_market, viewport, scheme, reader
 ):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shot = f"{viewport['width']}-{scheme}-{'in' if signed_in else 'out'}"
-    if signed_in:
+    shot = f"{viewport['width']}-{scheme}-{'in' if reader else 'out'}"
+    if reader:
         context, page = signed_in(browser, live_server, viewport, color_scheme=scheme)
         pages = {**PAGES, **SIGNED_IN_ONLY}
     else:
