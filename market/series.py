@@ -43,6 +43,15 @@ def bucket_start(at: dt.datetime, bucket: Bucket) -> dt.datetime:
     return local.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+def open_bucket_start(now: dt.datetime, bucket: Bucket) -> dt.datetime:
+    """The start of the bucket still taking trades when a line ends at ``now``.
+
+    ``now`` may be the end of a clock bucket (``tickers.bucket_time``) rather than the wall
+    clock: every trade drawn is before it, so at an hour's end the open bucket is the hour
+    ending there, not the one it starts."""
+    return bucket_start(now - dt.timedelta(microseconds=1), bucket)
+
+
 def _last_trades(
     *, term_ids: Sequence[int], since: dt.datetime, until: dt.datetime, bucket: Bucket
 ) -> dict[int, Series]:
@@ -75,7 +84,7 @@ def _closed(
 ) -> dict[int, Series]:
     """Each term's points in the closed buckets after its ``since``: kept, and for the terms
     kept nowhere, one query."""
-    open_start = bucket_start(now, bucket)
+    open_start = open_bucket_start(now, bucket)
     names = {pk: keep.key("price-steps", pk, bucket, open_start, since[pk]) for pk in term_ids}
 
     def make(missing: list[int]) -> dict[int, Series]:
@@ -106,7 +115,7 @@ def latest_trades(term_ids: Sequence[int]) -> dict[int, Point | None]:
 
 def _open(latest: Point | None, *, bucket: Bucket, now: dt.datetime, after: dt.datetime) -> Series:
     """The open bucket's point: the latest trade, if it was made in it (and after ``after``)."""
-    if latest is None or latest[0] < bucket_start(now, bucket) or latest[0] <= after:
+    if latest is None or latest[0] < open_bucket_start(now, bucket) or latest[0] <= after:
         return []
     return [latest]
 
@@ -139,7 +148,7 @@ def sparklines(
     ids = [term.pk for term in terms]
     # Kept per open hour: as the week's window slides within the hour, its first few points
     # are dropped here rather than read again.
-    floor = bucket_start(now, "hour") - dt.timedelta(days=SPARKLINE_DAYS, hours=1)
+    floor = open_bucket_start(now, "hour") - dt.timedelta(days=SPARKLINE_DAYS, hours=1)
     closed = _closed(term_ids=ids, bucket="hour", now=now, since=dict.fromkeys(ids, floor))
     if latest is None:
         latest = latest_trades(ids)

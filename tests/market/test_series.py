@@ -112,3 +112,18 @@ def test_the_week_window_drops_hours_that_slid_out_of_it(trader, kv_cache):
     later = now + dt.timedelta(minutes=30)  # the same open hour: the kept closed hours serve
     line = series.sparklines(terms=list(stats.market_terms(now=later)), now=later)[kv_cache.pk]
     assert [price for _, price in line] == [kv_cache.p0 + kv_cache.k] * 2
+
+
+def test_a_line_drawn_at_the_end_of_an_hour_keeps_that_hour_open(trader, kv_cache):
+    # The market table draws its lines at the end of the clock bucket it is kept for, so in
+    # an hour's last seconds ``now`` is the next hour's first instant: every trade in the
+    # bucket is before it, and the hour they are in is still taking trades.
+    end = timezone.now().replace(minute=0, second=0, microsecond=0)
+    buy(trader, kv_cache, 1, when=end - dt.timedelta(seconds=25))
+    series.sparklines(terms=list(stats.market_terms(now=end)), now=end)
+    last = buy(trader, kv_cache, 1, when=end - dt.timedelta(seconds=5))
+    line = series.sparklines(terms=list(stats.market_terms(now=end)), now=end)[kv_cache.pk]
+    assert line[-2:] == [
+        (last.created_at, kv_cache.p0 + 2 * kv_cache.k),
+        (end, kv_cache.p0 + 2 * kv_cache.k),
+    ]
