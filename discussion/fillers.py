@@ -28,9 +28,10 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from authorship.verified import verified_author_ids
+from authorship.verified import verified_author_ids_sql
 from market import public_names
 from peerrevenue import keep, replicas
+from peerrevenue.db import prepared_rows
 
 from . import rules, threads
 from .models import Report, Thread
@@ -67,7 +68,9 @@ def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[s
         target = Target.parse(argument)
         if target is None:
             return ""
-        found, names, state = _thread_and_reader(target=target, user_id=getattr(user, "pk", None))
+        found, names, state, authors = _thread_and_reader(
+            target=target, user_id=getattr(user, "pk", None)
+        )
         kept = threads.kept_page(
             thread=found,
             names=names,
@@ -79,7 +82,7 @@ def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[s
         if target.kind == "term" and kept.writer_ids():
             fills.update(_holdings(term_id=target.pk, writer_ids=kept.writer_ids()))
         elif target.kind == "paper" and kept.writer_ids():
-            fills.update(_authors(paper_id=target.pk, writer_ids=kept.writer_ids()))
+            fills.update(_authors(authors=authors, writer_ids=kept.writer_ids()))
         if user is None:
             fills[("reader", "")] = _anonymous_part(target=target, path=path)
         else:
@@ -87,15 +90,9 @@ def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[s
             fills[("reader", "")] = _reader_part(
                 target=target, state=state, token=token, path=path, user=user
             )
+            controls = _Controls(target=target, state=state, token=token, path=path)
             for kind, comment_id in kept.comments():
-                fills[(kind, str(comment_id))] = _actions(
-                    target=target,
-                    comment_id=comment_id,
-                    top=kind == "actions",
-                    state=state,
-                    token=token,
-                    path=path,
-                )
+                fills[(kind, str(comment_id))] = controls.of(comment_id, top=kind == "actions")
         return kept.join(fills)
 
     return version, fill
@@ -114,37 +111,41 @@ class ReaderState:
 
 def _thread_and_reader(
     *, target: Target, user_id: int | None
-) -> tuple[Thread | None, int, ReaderState]:
-    """The thread (its id, stamp and count), the traders stamp (a writer renamed) and the
-    reader's state in it: one query, whatever the page shows."""
+) -> tuple[Thread | None, int, ReaderState, set[int]]:
+    """The thread (its id, stamp and count), the traders stamp (a writer renamed), the
+    reader's state in it and, on a paper's page, the paper's verified authors: one query,
+    whatever the page shows."""
     window = int(rules.EDIT_WINDOW.total_seconds())
-    with replicas.reading_connection().cursor() as cursor:
-        cursor.execute(
-            "SELECT t.id, t.stamp, t.comment_count,"
-            " (SELECT value FROM kept_stamp WHERE name = 'traders'),"
-            " (SELECT array_agg(v.comment_id) FROM discussion_vote AS v"
-            "   JOIN discussion_comment AS c ON c.id = v.comment_id"
-            "   WHERE v.user_id = %(user)s AND c.thread_id = t.id),"
-            " EXISTS (SELECT 1 FROM discussion_follow AS f WHERE f.user_id = %(user)s"
-            "   AND f.thread_id = t.id),"
-            " (SELECT reason FROM discussion_suspension WHERE user_id = %(user)s"
-            "   AND (until IS NULL OR until > now())),"
-            " (SELECT json_agg(json_build_array(c.id, c.body,"
-            "    c.created_at > now() - make_interval(secs => %(window)s)))"
-            "   FROM discussion_comment AS c WHERE c.author_id = %(user)s"
-            "   AND c.thread_id = t.id AND c.deleted_at IS NULL AND c.hidden_at IS NULL)"
-            " FROM (SELECT 1) AS one"  # noqa: S608 - the column is ours: paper_id or term_id
-            f" LEFT JOIN discussion_thread AS t ON t.{target.column} = %(pk)s",
-            {"user": user_id, "pk": target.pk, "window": window},
-        )
-        row = cursor.fetchone()
-    thread_id, stamp, count, names, *state = row
+    authors = verified_author_ids_sql("%(pk)s") if target.kind == "paper" else "NULL"
+    # Prepared (peerrevenue.db): Postgres plans its eight subqueries once a connection, not
+    # on every page.
+    [row] = prepared_rows(
+        "SELECT t.id, t.stamp, t.comment_count,"
+        " (SELECT value FROM kept_stamp WHERE name = 'traders'),"
+        " (SELECT array_agg(v.comment_id) FROM discussion_vote AS v"
+        "   JOIN discussion_comment AS c ON c.id = v.comment_id"
+        "   WHERE v.user_id = %(user)s AND c.thread_id = t.id),"
+        " EXISTS (SELECT 1 FROM discussion_follow AS f WHERE f.user_id = %(user)s"
+        "   AND f.thread_id = t.id),"
+        " (SELECT reason FROM discussion_suspension WHERE user_id = %(user)s"
+        "   AND (until IS NULL OR until > now())),"
+        " (SELECT json_agg(json_build_array(c.id, c.body,"
+        "    c.created_at > now() - make_interval(secs => %(window)s)))"
+        "   FROM discussion_comment AS c WHERE c.author_id = %(user)s"
+        "   AND c.thread_id = t.id AND c.deleted_at IS NULL AND c.hidden_at IS NULL),"
+        f" {authors}"
+        " FROM (SELECT 1) AS one"  # noqa: S608 - the column is ours: paper_id or term_id
+        f" LEFT JOIN discussion_thread AS t ON t.{target.column} = %(pk)s",
+        {"user": user_id, "pk": target.pk, "window": window},
+        using=replicas.reading_connection(),
+    )
+    thread_id, stamp, count, names, *state, author_ids = row
     found = None
     if thread_id is not None:
         found = Thread(pk=thread_id, stamp=stamp, comment_count=count)
         found.paper_id = target.pk if target.kind == "paper" else None
         found.term_id = target.pk if target.kind == "term" else None
-    return found, names or 0, ReaderState(*state)
+    return found, names or 0, ReaderState(*state), set(author_ids or ())
 
 
 def _hidden_fields(token: str, back: str) -> str:
@@ -170,8 +171,8 @@ def _body_field(*, field_id: str, label: str, value: str = "") -> str:
     )
 
 
-def _key_field() -> str:
-    return format_html('<input type="hidden" name="key" value="{}">', uuid.uuid4().hex)
+def _key_field(key: str | None = None) -> str:
+    return format_html('<input type="hidden" name="key" value="{}">', key or uuid.uuid4().hex)
 
 
 def _anonymous_part(*, target: Target, path: str) -> str:
@@ -202,21 +203,84 @@ def _reader_part(*, target: Target, state: ReaderState, token: str, path: str, u
     )
 
 
+def _reversed(name: str, comment_id: int | str) -> str:
+    return reverse(f"discussion:{name}", args=[comment_id])
+
+
+# Where a comment's id goes in the controls made once a request for every comment alike
+# (``_Controls``): a private-use character, which nothing else in them can hold (the address
+# comes percent-encoded from get_full_path, the rest is ours).
+_ID = "\ue002"
+# A number for reverse(), whose patterns take digits, swapped for ``_ID`` in what it returns.
+_ID_NUMBER = "2147483647"
+
+
+def _with_id(name: str, comment_id: int | str) -> str:
+    return reverse(f"discussion:{name}", args=[_ID_NUMBER]).replace(_ID_NUMBER, str(comment_id))
+
+
+class _Controls:
+    """The reader's controls under each comment of a page. Made per comment through
+    format_html and reverse() they cost more than the rest of a 250-comment page, so the
+    controls of another's comment (upvoted or not, top-level or a reply) are made once a
+    request with ``_ID`` for the id, and each comment's are those texts joined around its
+    id. The reader's own comments (a few, each with its text to edit) are made one by one."""
+
+    def __init__(self, *, target: Target, state: ReaderState, token: str, path: str) -> None:
+        self.target = target
+        self.state = state
+        self.token = token
+        self.path = path
+        # A reply form's one-time key: unique per form, as a uuid each would be, for less.
+        self.key = uuid.uuid4().hex[:16]
+        self.texts: dict[tuple[bool, bool], list[str]] = {}
+
+    def of(self, comment_id: int, *, top: bool) -> str:
+        if comment_id in self.state.own:
+            return self._made(comment_id, top=top, key=uuid.uuid4().hex)
+        shape = (top, comment_id in self.state.voted)
+        texts = self.texts.get(shape)
+        if texts is None:
+            made = self._made(_ID, top=top, voted=shape[1], key=f"{self.key}-{_ID}", url=_with_id)
+            texts = self.texts[shape] = made.split(_ID)
+        return mark_safe(str(comment_id).join(texts))  # noqa: S308 - escaped, an int put in
+
+    def _made(self, comment_id: int | str, **how) -> str:
+        return _actions(
+            target=self.target,
+            comment_id=comment_id,
+            state=self.state,
+            token=self.token,
+            path=self.path,
+            **how,
+        )
+
+
 def _actions(
-    *, target: Target, comment_id: int, top: bool, state: ReaderState, token: str, path: str
+    *,
+    target: Target,
+    comment_id: int | str,
+    top: bool,
+    state: ReaderState,
+    token: str,
+    path: str,
+    key: str,
+    voted: bool | None = None,
+    url: Callable[[str, int | str], str] = _reversed,
 ) -> str:
     back = f"{path}#comment-{comment_id}"
     hidden = _hidden_fields(token, back)
     parts: list[str] = []
-    own = state.own.get(comment_id)
+    own = state.own.get(comment_id) if isinstance(comment_id, int) else None
     if own is None:
-        voted = comment_id in state.voted
+        if voted is None:
+            voted = comment_id in state.voted
         parts.append(
             format_html(
                 '<form method="post" action="{}">{}<input type="hidden" name="up" value="{}">'
                 '<button type="submit" class="button button--quiet" aria-pressed="{}">{}</button>'
                 "</form>",
-                reverse("discussion:vote", args=[comment_id]),
+                url("vote", comment_id),
                 hidden,
                 "0" if voted else "1",
                 "true" if voted else "false",
@@ -233,7 +297,7 @@ def _actions(
                 '{}<button type="submit" class="button">Post reply</button></form></details>',
                 reverse("discussion:post"),
                 hidden,
-                _key_field(),
+                _key_field(key),
                 target,
                 comment_id,
                 _body_field(field_id=f"reply-{comment_id}", label="Your reply"),
@@ -247,7 +311,7 @@ def _actions(
                     '<details class="comment__more"><summary>Edit</summary>'
                     '<form method="post" action="{}">{}{}'
                     '<button type="submit" class="button">Save</button></form></details>',
-                    reverse("discussion:edit", args=[comment_id]),
+                    url("edit", comment_id),
                     hidden,
                     _body_field(field_id=f"edit-{comment_id}", label="Your comment", value=body),
                 )
@@ -256,7 +320,7 @@ def _actions(
             format_html(
                 '<form method="post" action="{}">{}'
                 '<button type="submit" class="button button--quiet">Delete</button></form>',
-                reverse("discussion:delete", args=[comment_id]),
+                url("delete", comment_id),
                 hidden,
             )
         )
@@ -271,7 +335,7 @@ def _actions(
                 " (optional)</label>"
                 '<input type="text" id="report-details-{id}" name="details" maxlength="500">'
                 '<button type="submit" class="button">Send report</button></form></details>',
-                action=reverse("discussion:report", args=[comment_id]),
+                action=url("report", comment_id),
                 hidden=hidden,
                 id=comment_id,
                 options=format_html_join_options(Report.Reason.choices),
@@ -307,9 +371,8 @@ def _holdings(*, term_id: int, writer_ids: list[int]) -> dict[tuple[str, str], s
         }
 
 
-def _authors(*, paper_id: int, writer_ids: list[int]) -> dict[tuple[str, str], str]:
+def _authors(*, authors: set[int], writer_ids: list[int]) -> dict[tuple[str, str], str]:
     """The paper's verified authors among the writers, marked beside their names."""
-    authors = verified_author_ids(paper_ids=[paper_id]).get(paper_id, set())
     return {
         ("author", str(user_id)): mark_safe(  # noqa: S308 - a constant
             ' <span class="badge badge--verified" title="A curator verified this reader'

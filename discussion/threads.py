@@ -72,10 +72,23 @@ def ordered(queryset):
 
 @dataclass(slots=True, eq=False)  # hashed by identity: kept HTML is looked up per comment
 class ShownComment:
-    """A comment as a page of its thread shows it: what its kept HTML is keyed by, not its
-    body (read only for a comment whose HTML is made, ``_comment_html``). Not a model
-    instance: after a new comment the page's 250 rows are read again, and building them
-    through the ORM cost more than the one comment rendered."""
+    """A comment as a page of its thread places it: its id, its parent and ``version``, a
+    digest of all its HTML shows but the body (an edit moves ``edited_at``), made by the
+    database (``_PAGE_SQL``). That is what its kept HTML is keyed by; what it shows is read
+    only for a comment whose HTML is made (``_comment_html``): after a new comment the
+    page's 250 rows are read again, and loading their times and names cost more than the
+    one comment rendered."""
+
+    pk: int
+    parent_id: int | None
+    version: str
+    shown_replies: list[ShownComment] = field(default_factory=list)
+    html: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Drawn:
+    """What a comment's kept HTML shows (discussion/_comment.html)."""
 
     pk: int
     parent_id: int | None
@@ -87,13 +100,26 @@ class ShownComment:
     hidden_at: dt.datetime | None
     hidden_reason: str
     score: int
-    shown_replies: list[ShownComment] = field(default_factory=list)
-    body_html: str = ""
-    html: str = ""
+    body_html: str
 
     @property
     def is_visible(self) -> bool:
         return self.deleted_at is None and self.hidden_at is None
+
+
+_DRAWN = [
+    "pk",
+    "parent_id",
+    "author_id",
+    "author__username",
+    "created_at",
+    "edited_at",
+    "deleted_at",
+    "hidden_at",
+    "hidden_reason",
+    "score",
+    "body_html",
+]
 
 
 # A page's top-level comments (the page number held within the thread's pages) and their
@@ -116,8 +142,9 @@ WITH counted AS (
     UNION ALL
     SELECT c.* FROM discussion_comment AS c WHERE c.parent_id IN (SELECT id FROM shown)
 )
-SELECT held.page, held.tops, r.id, r.parent_id, r.author_id, u.username, r.created_at,
-       r.edited_at, r.deleted_at, r.hidden_at, r.hidden_reason, r.score
+SELECT held.page, held.tops, r.id, r.parent_id,
+       md5(row(r.parent_id, r.author_id, u.username, r.created_at, r.edited_at, r.deleted_at,
+               r.hidden_at, r.hidden_reason, r.score)::text)
 FROM held
 LEFT JOIN (picked AS r JOIN auth_user AS u ON u.id = r.author_id) ON true
 ORDER BY r.score DESC, r.created_at, r.id
@@ -165,47 +192,43 @@ def kept_page(
         keep.key("thread", thread.pk, thread.stamp, names, page, on_term),
         lambda: _render(page_of(thread=thread, page=page), on_term=on_term, facts=facts),
         size=len,
+        # In this process only: after a new comment another process joins it from the
+        # comments' own kept HTML (one get_many), as this one does, rather than this one
+        # writing 250 comments' worth to the shared cache that most processes never read.
+        shared=False,
     )
 
 
 def _comment_html(comments: list[ShownComment], *, on_term: bool, facts: keep.Facts) -> None:
-    """Each comment's HTML, kept per comment and what it shows (its votes, edit, deletion,
-    hiding, writer's name): after a new comment only that one is rendered, the rest joined."""
+    """Each comment's HTML, kept per comment and what it shows (its version: votes, edit,
+    deletion, hiding, writer's name): after a new comment only that one is rendered, the
+    rest joined."""
     every = [c for top in comments for c in [top, *top.shown_replies]]
     names = {
-        comment: keep.key(
-            "comment",
-            comment.pk,
-            comment.parent_id,
-            comment.score,
-            comment.created_at,
-            comment.edited_at,
-            comment.deleted_at,
-            comment.hidden_at,
-            comment.hidden_reason,
-            comment.writer_name,
-            on_term,
-        )
-        for comment in every
+        comment: keep.key("comment", comment.pk, comment.version, on_term) for comment in every
     }
 
     def make(missing: list[ShownComment]) -> dict[ShownComment, str]:
-        # The bodies of just these comments, in one query (page_of leaves them out).
-        bodies = dict(
-            Comment.objects.filter(pk__in=[c.pk for c in missing]).values_list("pk", "body_html")
-        )
-        for comment in missing:
-            comment.body_html = bodies.get(comment.pk, "")
+        # What just these comments show, in one query (page_of reads only their versions).
+        # Read after the versions: a change in between is at worst kept under the version
+        # before it, which the thread's next read no longer asks for.
+        drawn = {
+            row[0]: _Drawn(*row)
+            for row in Comment.objects.filter(pk__in=[c.pk for c in missing]).values_list(*_DRAWN)
+        }
         return {
             comment: keep.render_piece(
-                "discussion/_comment.html", {"comment": comment, "on_term": on_term}, facts=facts
+                "discussion/_comment.html",
+                {"comment": drawn[comment.pk], "on_term": on_term},
+                facts=facts,
             )
             for comment in missing
+            if comment.pk in drawn
         }
 
     made = keep.get_or_make_many(names, make, size=len)
     for comment in every:
-        comment.html = mark_safe(made[comment])  # noqa: S308 - rendered above
+        comment.html = made.get(comment, "")
 
 
 def _items(comments: list[ShownComment]) -> str:
@@ -217,7 +240,8 @@ def _items(comments: list[ShownComment]) -> str:
         replies = top.shown_replies
         if replies:
             out.append('<ol class="discussion__replies" aria-label="Replies">')
-            out += [f"<li>{reply.html}</li>" for reply in replies]
+            for reply in replies:
+                out += ["<li>", reply.html, "</li>"]
             out.append("</ol>")
         out.append("</li>")
     return mark_safe("".join(out))  # noqa: S308 - kept comment HTML, rendered escaped
