@@ -136,7 +136,9 @@ def check_primary_down(seconds: float = 10) -> Result:
 def check_pooler_down(seconds: float = 3) -> Result:
     """pgbouncer stopped for 3 s: 503s (never a 500), then pages and trades again without
     restarting anything."""
-    trader = signed_in("pooler-trader")
+    # Its own trader each run, as primary_down's: one grant runs out over a few repeats, and
+    # then the trades after recovery are refused (409) as spent, not as the pooler's fault.
+    trader = signed_in(f"pooler-trader{next(OUTAGE_TRADERS)}")
     slug = quiet_terms()[2 % len(quiet_terms())]
     reader_paths = ["/list/cs.DC/", "/market/", f"/market/{slug}/"]
     record, finish = outage_clients(trader, slug, reader_paths)
