@@ -16,6 +16,7 @@ import requests
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.test import Client
 from django.utils import timezone
 
 from market import dividends
@@ -251,6 +252,30 @@ def test_no_kept_piece_holds_a_readers_name_token_or_holdings(
         assert for_trader[name] == for_nobody[name], name
     for name in set(for_trader) - shared:  # e.g. the trade form for a signed-in holder of 7
         assert trader.username not in for_trader[name]
+
+
+def test_a_readers_kept_render_is_theirs_carries_a_fresh_token_and_shows_their_watch(
+    trader, rival, password, paper
+):
+    # A signed-in reader's category page is rendered once and kept for them alone
+    # (keep.reader_frame): each page still carries a token of its own, which the watch form
+    # posts with; their watch shows on their very next page; another reader gets their own.
+    tobias = Client(enforce_csrf_checks=True)
+    tobias.login(username=trader.username, password=password)
+    first = Page.of(tobias.get("/list/cs.DC/")).hidden_inputs()["csrfmiddlewaretoken"]
+    second = tobias.get("/list/cs.DC/")
+    token = Page.of(second).hidden_inputs()["csrfmiddlewaretoken"]
+    assert token != first  # masked afresh on each page, as Django does against BREACH
+    assert "Unwatch" not in page_text(second)
+    watched = tobias.post("/list/cs.DC/watch/", {"csrfmiddlewaretoken": token})
+    assert watched.status_code == 302
+    assert "Unwatch" in page_text(tobias.get("/list/cs.DC/"))
+
+    rhea = Client()
+    rhea.login(username=rival.username, password=password)
+    text = page_text(rhea.get("/list/cs.DC/"))
+    assert rival.username in text
+    assert trader.username not in text and "Unwatch" not in text
 
 
 # Across processes, with Redis as in production ------------------------------------------------
