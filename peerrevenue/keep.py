@@ -605,11 +605,10 @@ def reader_frame(
 ) -> tuple[str, ...] | None:
     """``respond``'s render for a signed-in reader's GET, split at the pieces' slots and
     kept in this process (``_reader_frames``, never in the shared cache) under everything it
-    shows: the template, the reader, the URL and
-    the context's values but the pieces (which are slots in it). The CSRF token is a place
-    (``_Token``). ``None`` (render afresh) for anyone else, for a reader with messages
-    to show (shown once, so never kept) and for a context value whose repr might hide a
-    difference.
+    shows: the template, the reader, the URL and the context's values but the pieces (which
+    are slots in it). The CSRF token is a place (``_Token``). ``None`` (render afresh) for
+    anyone else, for a reader with messages to show (shown once, so never kept) and for a
+    context value whose repr might hide a difference.
 
     Nothing is invalidated: a reader's own change (a watch) moves a context value, so the
     next request asks for another key. With ``KEEP_VERIFY`` the kept render is compared
