@@ -134,10 +134,17 @@ def wait_for(url: str, timeout: float = 180) -> None:
     raise RuntimeError(f"{url} did not answer within {timeout} s")
 
 
-def start_gunicorn(app: str, *, port: int, env: dict[str, str], workers: int = 2):
+def start_gunicorn(
+    app: str, *, port: int, env: dict[str, str], workers: int = 2, warmed: bool = False
+):
+    """``app`` under gunicorn. ``warmed``: with the site's gunicorn hooks, as production runs
+    it (Dockerfile, scripts/run.sh), so each worker imports and compiles everything before its
+    first request (peerrevenue/warmup.py) instead of in the first seconds measured."""
+    config = ["--config", "python:peerrevenue.gunicorn_conf"] if warmed else []
     return subprocess.Popen(
         [
             str(BIN / "gunicorn"),
+            *config,
             app,
             "--bind",
             f"127.0.0.1:{port}",

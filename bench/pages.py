@@ -358,7 +358,9 @@ def main() -> None:
         cookie = "; ".join(f"{name}={morsel.value}" for name, morsel in client.cookies.items())
 
     site_port = args.port or free_port()
-    site = start_gunicorn("peerrevenue.wsgi", port=site_port, env=env)
+    # Warmed, as in production: unwarmed, a worker's first request imports scikit-learn (the
+    # site's URLconf reaches the recommender), seconds of the first round on a busy machine.
+    site = start_gunicorn("peerrevenue.wsgi", port=site_port, env=env, warmed=True)
     trivial = None
     floors: list[subprocess.Popen] = []
     body_file = tempfile.NamedTemporaryFile(suffix=".html")  # noqa: SIM115 - closed below
@@ -394,6 +396,7 @@ def main() -> None:
                     start_gunicorn(
                         "peerrevenue.wsgi",
                         port=port,
+                        warmed=True,
                         env=env
                         | {
                             "DJANGO_SETTINGS_MODULE": "django_floor",

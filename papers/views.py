@@ -143,7 +143,13 @@ def _category_response(
         "watch_url": reverse("papers:watch", args=[code]),
         "feed_url": reverse("papers:feed", args=[code]),
     }
-    return keep.respond(request, "papers/category.html", context, pieces=["head_html", "days_html"])
+    return keep.respond(
+        request,
+        "papers/category.html",
+        context,
+        pieces=["head_html", "days_html"],
+        per_reader=True,
+    )
 
 
 def _category_piece(

@@ -9,6 +9,7 @@ a watch no kept piece at all.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from contextlib import contextmanager
 
 import pytest
@@ -16,6 +17,7 @@ import requests
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.test import Client
 from django.utils import timezone
 
 from market import dividends
@@ -251,6 +253,39 @@ def test_no_kept_piece_holds_a_readers_name_token_or_holdings(
         assert for_trader[name] == for_nobody[name], name
     for name in set(for_trader) - shared:  # e.g. the trade form for a signed-in holder of 7
         assert trader.username not in for_trader[name]
+
+
+def watch_form_token(response) -> str:
+    found = re.search(
+        r'class="watch-form">\s*<input type="hidden" name="csrfmiddlewaretoken" value="([^"]+)"',
+        response.content.decode(),
+    )
+    assert found, "the page has the reader's watch form"
+    return found.group(1)
+
+
+def test_a_readers_kept_render_is_theirs_carries_a_fresh_token_and_shows_their_watch(
+    trader, rival, password, paper
+):
+    # A signed-in reader's category page is rendered once and kept for them alone
+    # (keep.reader_frame): each page still carries a token of its own, which the watch form
+    # posts with; their watch shows on their very next page; another reader gets their own.
+    tobias = Client(enforce_csrf_checks=True)
+    tobias.login(username=trader.username, password=password)
+    first = watch_form_token(tobias.get("/list/cs.DC/"))
+    second = tobias.get("/list/cs.DC/")
+    token = watch_form_token(second)
+    assert token != first  # masked afresh on each page, as Django does against BREACH
+    assert "Unwatch" not in page_text(second)
+    watched = tobias.post("/list/cs.DC/watch/", {"csrfmiddlewaretoken": token})
+    assert watched.status_code == 302
+    assert "Unwatch" in page_text(tobias.get("/list/cs.DC/"))
+
+    rhea = Client()
+    rhea.login(username=rival.username, password=password)
+    text = page_text(rhea.get("/list/cs.DC/"))
+    assert rival.username in text
+    assert trader.username not in text and "Unwatch" not in text
 
 
 # Across processes, with Redis as in production ------------------------------------------------
