@@ -33,7 +33,6 @@ pages), and a difference raises ``freshness.Stale`` (``peerrevenue/freshness.py`
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import hmac
 import re
@@ -49,7 +48,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import get_template
 from django.utils.safestring import mark_safe
 
-from . import freshness, replicas
+from . import freshness, reader_frames, replicas
 from .db import prepared_row
 from .lru import SizedLRU
 from .middleware import replace_content
@@ -316,7 +315,7 @@ def shares_pieces(request: HttpRequest | None) -> bool:
 def forget_local() -> None:
     """Drop this process's entries (tests clear the shared cache between cases)."""
     in_process.clear()
-    _reader_frames.clear()
+    reader_frames.forget()
     _splits.clear()
     _filled.clear()
     _fills.clear()
@@ -553,18 +552,28 @@ def respond(
 
     ``per_reader``: the template shows nothing of the request but the signed-in reader's name,
     the URL, the messages and the CSRF token (``base.html`` and a page of the context's
-    values). Then a signed-in reader's render is kept in this process (``reader_frame``) and
+    values). Then a signed-in reader's render is kept in this process (``reader_frames``) and
     only the CSRF token is put in per request.
     """
     names = list(pieces)
     kept = [context[name] for name in names]
-    around = reader_frame(request, template_name, context, names) if per_reader else None
+    around = None
+    if per_reader:
+        around = reader_frames.kept(
+            request,
+            template_name,
+            context,
+            names,
+            render=lambda: _render_around(
+                request, template_name, context, names, csrf_token=reader_frames.CSRF_PLACE
+            ),
+        )
     if around is None:
         around = _render_around(request, template_name, context, names)
     if len(around) != len(kept) + 1:
         raise AssertionError(f"{template_name} shows {len(around) - 1} of {len(kept)} pieces")
     fill = Fill(request)
-    token = _Token(request)
+    token = reader_frames.Token(request)
     out = [token.put(fill.encoded(around[0]))]
     for html, after in zip(kept, around[1:], strict=True):
         out += [fill.encoded(html), token.put(fill.encoded(after))]
@@ -585,88 +594,6 @@ def _render_around(
         {**context, "slots": dict.fromkeys(names, _SAFE_SLOT), **extra}, request
     )
     return tuple(page.split(_SLOT))
-
-
-# Stands for the request's CSRF token in a reader's kept render (random per process, like
-# _SLOT); each request puts its own masked token in its place.
-_CSRF_PLACE = hmac.new(TAG.encode(), b"csrf", "sha256").hexdigest()[:32]
-_CSRF_PLACE_BYTES = _CSRF_PLACE.encode()
-# Renders for one reader each (reader_frame): apart from ``in_process``, whose every entry is
-# the same for every reader (tests/test_keep.py holds it to that). A few kB each.
-READER_CHARACTERS = 8_000_000
-_reader_frames: SizedLRU[tuple[str, ...]] = SizedLRU(READER_CHARACTERS)
-# Values whose repr tells apart every pair that renders differently (with their type's name:
-# a SafeString and a str of the same text do not).
-_KEYABLE = (str, int, float, type(None), dt.date)
-
-
-def reader_frame(
-    request: HttpRequest, template_name: str, context: Mapping[str, Any], names: list[str]
-) -> tuple[str, ...] | None:
-    """``respond``'s render for a signed-in reader's GET, split at the pieces' slots and
-    kept in this process (``_reader_frames``, never in the shared cache) under everything it
-    shows: the template, the reader, the URL and the context's values but the pieces (which
-    are slots in it). The CSRF token is a place (``_Token``). ``None`` (render afresh) for
-    anyone else, for a reader with messages to show (shown once, so never kept) and for a
-    context value whose repr might hide a difference.
-
-    Nothing is invalidated: a reader's own change (a watch) moves a context value, so the
-    next request asks for another key. With ``KEEP_VERIFY`` the kept render is compared
-    with a fresh one on every use."""
-    from django.contrib.messages import get_messages
-
-    user = getattr(request, "user", None)
-    if request.method not in ("GET", "HEAD") or user is None or not user.is_authenticated:
-        return None
-    if len(get_messages(request)):
-        return None
-    shown = []
-    for name, value in context.items():
-        if name in names:
-            continue
-        if not isinstance(value, _KEYABLE):
-            return None
-        shown.append((name, type(value).__name__, value))
-    name = key(
-        "reader-page",
-        template_name,
-        user.pk,
-        user.get_username(),
-        request.get_full_path(),
-        sorted(shown, key=repr),
-    )
-
-    def make() -> tuple[str, ...]:
-        return _render_around(request, template_name, context, names, csrf_token=_CSRF_PLACE)
-
-    if freshness.checking():
-        return make()
-    found = _reader_frames.get(name)
-    if found is None:
-        found = make()
-        _reader_frames.put(name, found, sum(map(len, found)))
-    elif freshness.verifying():
-        with freshness.made_afresh():
-            freshness.check(name, found, make())
-    return found
-
-
-class _Token:
-    """The request's CSRF token, put in every place of a kept render: made once per request,
-    as the template's lazy ``csrf_token`` is (each token costs 32 random draws)."""
-
-    def __init__(self, request: HttpRequest) -> None:
-        self.request = request
-        self.token = b""
-
-    def put(self, part: bytes) -> bytes:
-        if _CSRF_PLACE_BYTES not in part:
-            return part
-        if not self.token:
-            from django.middleware.csrf import get_token
-
-            self.token = get_token(self.request).encode()
-        return part.replace(_CSRF_PLACE_BYTES, self.token)
 
 
 def is_anonymous_read(request: HttpRequest) -> bool:

@@ -268,7 +268,7 @@ def test_a_readers_kept_render_is_theirs_carries_a_fresh_token_and_shows_their_w
     trader, rival, password, paper
 ):
     # A signed-in reader's category page is rendered once and kept for them alone
-    # (keep.reader_frame): each page still carries a token of its own, which the watch form
+    # (peerrevenue.reader_frames): each page still carries a token of its own, which the watch form
     # posts with; their watch shows on their very next page; another reader gets their own.
     tobias = Client(enforce_csrf_checks=True)
     tobias.login(username=trader.username, password=password)

@@ -1,0 +1,104 @@
+"""A signed-in reader's own render of a page's template around its kept pieces, kept in this
+process for that reader (``keep.respond(..., per_reader=True)``).
+
+Around the pieces, a page such as the category page shows nothing of the request but the
+reader's name, the URL, the messages and the CSRF token, and the view's context values (their
+watch, the watchers). So for a signed-in reader's GET that render is kept here, under
+everything it shows, with a place for the token that each response fills with a token masked
+afresh (``Token``), as Django masks one per response against BREACH.
+
+Apart from ``keep``'s in-process entries, whose every one is the same for every reader
+(tests/test_keep.py holds them to that), and never in the shared cache. Nothing is
+invalidated: a reader's own change (a watch) moves a context value, so their next request asks
+for another entry. With ``KEEP_VERIFY`` every use is compared with a fresh render.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from . import freshness
+from .lru import SizedLRU
+
+# Stands for the request's CSRF token in a kept render (secret per deployment, like keep's
+# slots); each response puts its own masked token in its place.
+CSRF_PLACE = hmac.new(settings.SECRET_KEY.encode(), b"reader-csrf", "sha256").hexdigest()[:32]
+_CSRF_PLACE_BYTES = CSRF_PLACE.encode()
+# A few kB a reader and page.
+CHARACTERS = 8_000_000
+_frames: SizedLRU[tuple[str, ...]] = SizedLRU(CHARACTERS)
+# Values whose repr tells apart every pair that renders differently (with their type's name:
+# a SafeString and a str of the same text do not).
+_KEYABLE = (str, int, float, type(None), dt.date)
+
+
+def forget() -> None:
+    """Drop this process's entries (tests clear the caches between cases)."""
+    _frames.clear()
+
+
+def kept(
+    request: HttpRequest,
+    template_name: str,
+    context: Mapping[str, Any],
+    pieces: list[str],
+    *,
+    render: Callable[[], tuple[str, ...]],
+) -> tuple[str, ...] | None:
+    """``render()`` (the template around the ``pieces``, with ``CSRF_PLACE`` for the token),
+    kept for this reader under the template, the reader, the URL and the context's values
+    but the pieces. ``None`` (render afresh) for anyone else, for a reader with messages to
+    show (shown once, so never kept) and for a context value whose repr might hide a
+    difference."""
+    from django.contrib.messages import get_messages
+
+    user = getattr(request, "user", None)
+    if request.method not in ("GET", "HEAD") or user is None or not user.is_authenticated:
+        return None
+    if len(get_messages(request)):
+        return None
+    shown = []
+    for name, value in context.items():
+        if name in pieces:
+            continue
+        if not isinstance(value, _KEYABLE):
+            return None
+        shown.append((name, type(value).__name__, value))
+    parts = (template_name, user.pk, user.get_username(), request.get_full_path())
+    digest = hashlib.blake2b(repr((parts, sorted(shown, key=repr))).encode(), digest_size=16)
+    name = f"reader-page:{digest.hexdigest()}"
+    if freshness.checking():
+        return render()
+    found = _frames.get(name)
+    if found is None:
+        found = render()
+        _frames.put(name, found, sum(map(len, found)))
+    elif freshness.verifying():
+        with freshness.made_afresh():
+            freshness.check(name, found, render())
+    return found
+
+
+class Token:
+    """The request's CSRF token, put in every place of a kept render: made once per request,
+    as the template's lazy ``csrf_token`` is (each token costs 32 random draws)."""
+
+    def __init__(self, request: HttpRequest) -> None:
+        self.request = request
+        self.token = b""
+
+    def put(self, part: bytes) -> bytes:
+        if _CSRF_PLACE_BYTES not in part:
+            return part
+        if not self.token:
+            from django.middleware.csrf import get_token
+
+            self.token = get_token(self.request).encode()
+        return part.replace(_CSRF_PLACE_BYTES, self.token)
