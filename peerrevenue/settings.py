@@ -219,6 +219,11 @@ SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
 # prometheus_client's own variable, read here too: where each process's counters live, so that
 # a scrape of one instance adds up all its gunicorn workers (see the README).
 PROMETHEUS_MULTIPROC_DIR = env.str("PROMETHEUS_MULTIPROC_DIR", "")
+if not PROMETHEUS_MULTIPROC_DIR:
+    # prometheus_client turns its multiprocess mode on when the variable merely exists, and
+    # an empty one means the working directory: every worker then wrote counter files beside
+    # manage.py. Settings load before anything imports it, so empty means unset for it too.
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
 # Named in every log line; peerrevenue/gunicorn_conf.py sets it to host:port when unset.
 INSTANCE_NAME = env.str("INSTANCE_NAME", "") or platform.node()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

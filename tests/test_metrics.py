@@ -63,3 +63,26 @@ def test_a_request_id_is_taken_from_the_proxy_or_made_and_every_log_line_names_i
     finally:
         logger.removeHandler(spy)
     assert seen == ["web-1 haproxy-0001", "web-1 -"]
+
+
+def test_an_empty_multiprocess_directory_leaves_no_counter_files_behind(tmp_path):
+    """An operator's env file with ``PROMETHEUS_MULTIPROC_DIR=`` once made every worker write
+    counter files into the working directory, and some ended up committed."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    script = (
+        "import django; django.setup()\n"
+        "from peerrevenue import metrics\n"
+        'metrics.TRADES.labels(side="buy").inc()\n'
+    )
+    env = os.environ | {
+        "PROMETHEUS_MULTIPROC_DIR": "",
+        "DJANGO_SETTINGS_MODULE": "peerrevenue.settings",
+        "PYTHONPATH": str(root),
+    }
+    subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, check=True)
+    assert list(tmp_path.iterdir()) == []
