@@ -12,7 +12,6 @@ from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
@@ -140,8 +139,6 @@ def _category_response(
         "days_html": piece.html,
         "watchers": f"{watchers} watcher{pluralize(watchers)}",
         "is_watching": request.user.is_authenticated and facts["watching", code, request.user.pk],
-        "watch_url": reverse("papers:watch", args=[code]),
-        "feed_url": reverse("papers:feed", args=[code]),
     }
     return keep.respond(
         request,
