@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .models import Comment, Report, Suspension
+from .writing import keep_html_after_commit
 
 
 def hide(*, comment_id: int, reason: str) -> None:
@@ -15,6 +16,7 @@ def hide(*, comment_id: int, reason: str) -> None:
         Comment.objects.filter(pk=comment_id).update(
             hidden_at=timezone.now(), hidden_reason=reason[:200]
         )
+        keep_html_after_commit(comment_id)
         resolve(
             report_ids=list(
                 Report.objects.filter(comment_id=comment_id).values_list("pk", flat=True)
@@ -25,6 +27,7 @@ def hide(*, comment_id: int, reason: str) -> None:
 def restore(*, comment_id: int) -> None:
     with transaction.atomic():
         Comment.objects.filter(pk=comment_id).update(hidden_at=None, hidden_reason="")
+        keep_html_after_commit(comment_id)
         resolve(
             report_ids=list(
                 Report.objects.filter(comment_id=comment_id).values_list("pk", flat=True)

@@ -19,6 +19,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from django.db import connection
 from django.db.models import Q
 from django.utils.safestring import mark_safe
 
@@ -122,9 +123,16 @@ _DRAWN = [
 ]
 
 
+# What a comment's kept HTML is keyed by: a digest of all it shows but the body (an edit
+# moves ``edited_at``), over ``r``, a comment, and ``u``, its writer.
+_VERSION = (
+    "md5(row(r.parent_id, r.author_id, u.username, r.created_at, r.edited_at, r.deleted_at,"
+    " r.hidden_at, r.hidden_reason, r.score)::text)"
+)
+
 # A page's top-level comments (the page number held within the thread's pages) and their
 # replies, in one statement, in the thread's order: votes, then time.
-_PAGE_SQL = """
+_PAGE_SQL = f"""
 WITH counted AS (
     SELECT count(*) AS tops FROM discussion_comment
     WHERE thread_id = %(thread)s AND parent_id IS NULL
@@ -142,13 +150,22 @@ WITH counted AS (
     UNION ALL
     SELECT c.* FROM discussion_comment AS c WHERE c.parent_id IN (SELECT id FROM shown)
 )
-SELECT held.page, held.tops, r.id, r.parent_id,
-       md5(row(r.parent_id, r.author_id, u.username, r.created_at, r.edited_at, r.deleted_at,
-               r.hidden_at, r.hidden_reason, r.score)::text)
+SELECT held.page, held.tops, r.id, r.parent_id, {_VERSION}
 FROM held
 LEFT JOIN (picked AS r JOIN auth_user AS u ON u.id = r.author_id) ON true
 ORDER BY r.score DESC, r.created_at, r.id
-"""
+"""  # noqa: S608 - _VERSION is a constant of this module
+
+# One comment as its kept HTML shows it, with that HTML's version and its thread's kind.
+_ONE_SQL = f"""
+SELECT {_VERSION}, t.term_id IS NOT NULL,
+       r.id, r.parent_id, r.author_id, u.username, r.created_at, r.edited_at, r.deleted_at,
+       r.hidden_at, r.hidden_reason, r.score, r.body_html
+FROM discussion_comment AS r
+JOIN auth_user AS u ON u.id = r.author_id
+JOIN discussion_thread AS t ON t.id = r.thread_id
+WHERE r.id = %(pk)s
+"""  # noqa: S608 - as above
 
 
 def page_of(*, thread: Thread, page: int) -> ThreadPage:
@@ -217,11 +234,7 @@ def _comment_html(comments: list[ShownComment], *, on_term: bool, facts: keep.Fa
             for row in Comment.objects.filter(pk__in=[c.pk for c in missing]).values_list(*_DRAWN)
         }
         return {
-            comment: keep.render_piece(
-                "discussion/_comment.html",
-                {"comment": drawn[comment.pk], "on_term": on_term},
-                facts=facts,
-            )
+            comment: _drawn_html(drawn[comment.pk], on_term=on_term, facts=facts)
             for comment in missing
             if comment.pk in drawn
         }
@@ -229,6 +242,29 @@ def _comment_html(comments: list[ShownComment], *, on_term: bool, facts: keep.Fa
     made = keep.get_or_make_many(names, make, size=len)
     for comment in every:
         comment.html = made.get(comment, "")
+
+
+def _drawn_html(comment: _Drawn, *, on_term: bool, facts: keep.Facts) -> str:
+    return keep.render_piece(
+        "discussion/_comment.html", {"comment": comment, "on_term": on_term}, facts=facts
+    )
+
+
+def keep_comment_html(comment_id: int) -> None:
+    """Make a comment's kept HTML once a write to it has committed (``discussion.writing``,
+    ``discussion.moderation``): the thread's next render, by whoever reads it, then joins it
+    with the others' instead of reading and rendering it, and the writer's own request pays
+    for it. Keyed as ``_comment_html`` keys it, so a version this misses is made there."""
+    rows = prepared_rows(_ONE_SQL, {"pk": comment_id}, using=connection)
+    if not rows:
+        return
+    version, on_term, *shown = rows[0]
+    keep.get_or_make(
+        keep.key("comment", comment_id, version, on_term),
+        # The template reads no fact: a comment shows only its own row and writer.
+        lambda: _drawn_html(_Drawn(*shown), on_term=on_term, facts=keep.Facts({})),
+        size=len,
+    )
 
 
 def _items(comments: list[ShownComment]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.db import connection, transaction
 from django.utils import timezone
 
-from . import following, markup, rules
+from . import following, markup, rules, threads
 from .models import Comment, Follow, Report, Vote
 from .targets import Target
 
@@ -51,7 +51,20 @@ def post(*, user, target: Target, body: str, key: str, parent_id: int | None = N
             key=key,
         )
         following.tell_about(comment=comment, parent=parent)
+        keep_html_after_commit(comment.pk)
     return comment
+
+
+def keep_html_after_commit(comment_id: int) -> None:
+    """The comment's kept HTML made as soon as this write commits (``threads.keep_comment_html``).
+    After the commit, so that it shows what was committed and no lock is held while it
+    renders; robust, because the write has committed: a cache that is down then costs the
+    next reader a render, and never reports the write as failed."""
+    # A function of its own rather than a partial: Django names it when it logs a failure.
+    def keep_comment_html() -> None:
+        threads.keep_comment_html(comment_id)
+
+    transaction.on_commit(keep_comment_html, robust=True)
 
 
 def own_comment(*, user, comment_id: int) -> Comment:
@@ -79,6 +92,7 @@ def edit(*, user, comment_id: int, body: str) -> Comment:
         comment.fingerprint = rules.fingerprint(body)
         comment.edited_at = now
         comment.save(update_fields=["body", "body_html", "fingerprint", "edited_at"])
+        keep_html_after_commit(comment.pk)
     return comment
 
 
@@ -92,6 +106,7 @@ def delete(*, user, comment_id: int) -> Comment:
             comment.body = ""
             comment.body_html = ""
             comment.save(update_fields=["deleted_at", "body", "body_html"])
+            keep_html_after_commit(comment.pk)
     return comment
 
 
@@ -103,15 +118,18 @@ def vote(*, user, comment_id: int, up: bool) -> None:
         raise rules.Refused("That comment is gone.")
     if comment.author_id == user.pk:
         raise rules.Refused("Your own comments cannot be voted up by you.")
-    if not up:
-        Vote.objects.filter(comment_id=comment_id, user=user).delete()
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {Vote._meta.db_table} (comment_id, user_id, created_at)"  # noqa: S608
-            " VALUES (%s, %s, now()) ON CONFLICT (comment_id, user_id) DO NOTHING",
-            [comment_id, user.pk],
-        )
+    # The vote moves the comment's score (discussion/sql), which its kept HTML shows.
+    with transaction.atomic():
+        if up:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"INSERT INTO {Vote._meta.db_table} (comment_id, user_id, created_at)"  # noqa: S608
+                    " VALUES (%s, %s, now()) ON CONFLICT (comment_id, user_id) DO NOTHING",
+                    [comment_id, user.pk],
+                )
+        else:
+            Vote.objects.filter(comment_id=comment_id, user=user).delete()
+        keep_html_after_commit(comment_id)
 
 
 def report(*, user, comment_id: int, reason: str, details: str = "") -> bool:

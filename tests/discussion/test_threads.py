@@ -204,3 +204,94 @@ def test_bad_input_is_refused_with_nothing_stored(client, writer, paper):
         )
     assert not Comment.objects.exists()
     assert client.get("/discussion/post/").status_code == 405
+
+
+def comment_renders(monkeypatch) -> list[str]:
+    """The comments whose HTML the site renders from here on (not the freshness check's
+    renders, which make every kept value afresh to compare)."""
+    from peerrevenue import freshness, keep
+
+    made: list[str] = []
+    render = keep.render_piece
+
+    def counted(template_name, context, *, facts):
+        if template_name == "discussion/_comment.html" and not freshness.checking():
+            made.append(f"comment-{context['comment'].pk}")
+        return render(template_name, context, facts=facts)
+
+    monkeypatch.setattr(keep, "render_piece", counted)
+    return made
+
+
+@pytest.mark.django_db(transaction=True)  # each write commits, and its hook runs, as live
+def test_every_write_keeps_the_comments_html_before_the_next_reader_comes(
+    client, writer, other, paper, monkeypatch
+):
+    # A comment's HTML is made as its write commits (threads.keep_comment_html), so the
+    # thread's next reader joins kept HTML and renders no comment; the suite's freshness check
+    # (KEEP_VERIFY) holds what they get to a fresh render after every kind of write.
+    from discussion import moderation, threads
+
+    url, target = paper.get_absolute_url(), f"paper:{paper.pk}"
+    reader = client.__class__()
+    made = comment_renders(monkeypatch)
+    client.force_login(writer)
+    with monkeypatch.context() as before:
+        before.setattr(threads, "keep_comment_html", lambda comment_id: None)
+        post(client, target=target, body="Before the commit hook ran: rendered by its reader.")
+    first = Comment.objects.get()
+    comments_on(reader, url)
+    assert made == [f"comment-{first.pk}"]  # what each reader paid before
+
+    def written(write) -> list[str]:
+        write()
+        made.clear()
+        shown = [article.text for article in comments_on(reader, url)]
+        shown += [article.text for article in comments_on(client, url)]
+        assert made == [], "the next page rendered a comment again"
+        return shown
+
+    assert any(
+        "$x$" in text for text in written(lambda: post(client, target=target, body="On $x$."))
+    )
+    mine = Comment.objects.get(body="On $x$.")
+    client.force_login(other)
+    shown = written(lambda: post(client, target=target, body="A reply.", parent=mine.pk))
+    assert any("A reply." in text for text in shown)
+    reply = Comment.objects.get(body="A reply.")
+    vote = f"/discussion/comment/{mine.pk}/vote/"
+    assert any("1 vote" in t for t in written(lambda: client.post(vote, {"up": "1", "next": url})))
+    assert not any(
+        "1 vote" in t for t in written(lambda: client.post(vote, {"up": "0", "next": url}))
+    )
+    edit = f"/discussion/comment/{reply.pk}/edit/"
+    assert any(
+        "edited" in t
+        for t in written(lambda: client.post(edit, {"body": "Now this.", "next": url}))
+    )
+    hidden = written(lambda: moderation.hide(comment_id=mine.pk, reason="off topic"))
+    assert any("Hidden by a curator: off topic" in text for text in hidden)
+    assert not any("Hidden" in t for t in written(lambda: moderation.restore(comment_id=mine.pk)))
+    delete = f"/discussion/comment/{reply.pk}/delete/"
+    assert any(
+        "deleted by its writer" in t for t in written(lambda: client.post(delete, {"next": url}))
+    )
+
+
+@pytest.mark.django_db(transaction=True)  # the hook runs after a real commit
+def test_a_comment_is_posted_even_when_its_html_cannot_be_kept_after_the_commit(
+    client, writer, paper, monkeypatch
+):
+    from django.db import OperationalError
+
+    from discussion import threads
+
+    def gone(comment_id: int) -> None:
+        raise OperationalError("the server closed the connection unexpectedly")
+
+    monkeypatch.setattr(threads, "keep_comment_html", gone)
+    client.force_login(writer)
+    url = paper.get_absolute_url()
+    response = post(client, target=f"paper:{paper.pk}", body="Committed all the same.", next_=url)
+    assert response.status_code == 303  # the write committed: it is never reported as failed
+    assert texts(client, url) == ["Committed all the same."]
