@@ -262,7 +262,11 @@ def _paper_response(request: HttpRequest, facts: keep.Facts, arxiv_id: str) -> H
     # and the categories' names it shows.
     piece = PAPER.get(facts, arxiv_id, make=lambda: _paper_piece(arxiv_id=arxiv_id, facts=facts))
     context = {"paper_html": piece.html, "arxiv_id": arxiv_id, **piece.values}
-    return keep.respond(request, "papers/paper.html", context, pieces=["paper_html"])
+    # Around the piece the page shows only holes (the reader's save, note and thread are
+    # filled per request): a signed-in reader's render of it is kept for them.
+    return keep.respond(
+        request, "papers/paper.html", context, pieces=["paper_html"], per_reader=True
+    )
 
 
 def _paper_piece(*, arxiv_id: str, facts: keep.Facts) -> keep.Piece:
