@@ -25,7 +25,7 @@ from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
 from authorship.verified import verified_author_ids_sql
@@ -211,6 +211,8 @@ def _reversed(name: str, comment_id: int | str) -> str:
 # (``_Controls``): a private-use character, which nothing else in them can hold (the address
 # comes percent-encoded from get_full_path, the rest is ours).
 _ID = "\ue002"
+# Where the reader's own comment's text goes in their edit form: put in escaped, last.
+_BODY = "\ue003"
 # A number for reverse(), whose patterns take digits, swapped for ``_ID`` in what it returns.
 _ID_NUMBER = "2147483647"
 
@@ -224,7 +226,8 @@ class _Controls:
     format_html and reverse() they cost more than the rest of a 250-comment page, so the
     controls of another's comment (upvoted or not, top-level or a reply) are made once a
     request with ``_ID`` for the id, and each comment's are those texts joined around its
-    id. The reader's own comments (a few, each with its text to edit) are made one by one."""
+    id. The reader's own comments (edit and delete in place of vote and report) by shape
+    too, their text put in the edit form after the id."""
 
     def __init__(self, *, target: Target, state: ReaderState, token: str, path: str) -> None:
         self.target = target
@@ -236,24 +239,34 @@ class _Controls:
         self.texts: dict[tuple[bool, bool], list[str]] = {}
 
     def of(self, comment_id: int, *, top: bool) -> str:
-        if comment_id in self.state.own:
-            return self._made(comment_id, top=top, key=uuid.uuid4().hex)
-        shape = (top, comment_id in self.state.voted)
-        texts = self.texts.get(shape)
-        if texts is None:
-            made = self._made(_ID, top=top, voted=shape[1], key=f"{self.key}-{_ID}", url=_with_id)
-            texts = self.texts[shape] = made.split(_ID)
+        own = self.state.own.get(comment_id)
+        if own is not None:
+            body, editable = own
+            texts = self._texts((top, "own", editable), top=top, own=(_BODY, editable))
+            # The body last, once the id is in: nothing is looked for in it afterwards.
+            joined = str(comment_id).join(texts).replace(_BODY, conditional_escape(body))
+            return mark_safe(joined)  # noqa: S308 - escaped, an int put in
+        texts = self._texts((top, comment_id in self.state.voted), top=top)
         return mark_safe(str(comment_id).join(texts))  # noqa: S308 - escaped, an int put in
 
-    def _made(self, comment_id: int | str, **how) -> str:
-        return _actions(
-            target=self.target,
-            comment_id=comment_id,
-            state=self.state,
-            token=self.token,
-            path=self.path,
-            **how,
-        )
+    def _texts(self, shape: tuple, *, top: bool, own: tuple[str, bool] | None = None) -> list[str]:
+        texts = self.texts.get(shape)
+        if texts is None:
+            voted = None if own is not None else bool(shape[1])
+            made = _actions(
+                target=self.target,
+                comment_id=_ID,
+                top=top,
+                state=self.state,
+                token=self.token,
+                path=self.path,
+                key=f"{self.key}-{_ID}",
+                voted=voted,
+                own=own,
+                url=_with_id,
+            )
+            texts = self.texts[shape] = made.split(_ID)
+        return texts
 
 
 def _actions(
@@ -266,12 +279,14 @@ def _actions(
     path: str,
     key: str,
     voted: bool | None = None,
+    own: tuple[str, bool] | None = None,
     url: Callable[[str, int | str], str] = _reversed,
 ) -> str:
     back = f"{path}#comment-{comment_id}"
     hidden = _hidden_fields(token, back)
     parts: list[str] = []
-    own = state.own.get(comment_id) if isinstance(comment_id, int) else None
+    if own is None and isinstance(comment_id, int):
+        own = state.own.get(comment_id)
     if own is None:
         if voted is None:
             voted = comment_id in state.voted

@@ -88,6 +88,28 @@ def test_a_writer_edits_within_the_window_and_it_says_edited(client, writer, pap
     assert not Page.of(client.get(url)).select("textarea", id=f"edit-{comment.pk}")
 
 
+def test_each_of_a_writers_own_comments_has_its_own_text_to_edit(client, writer, paper):
+    # The edit forms are made once per shape and each comment's text put in (discussion.fillers):
+    # every form must hold its own comment's text, escaped, whatever the text holds.
+    url, target = paper.get_absolute_url(), f"paper:{paper.pk}"
+    client.force_login(writer)
+    bodies = [
+        "First: </textarea><script>alert(1)</script>",
+        "Second, with \ue002 and \ue003 and &amp; in it",
+        "Third: a reply",
+    ]
+    post(client, target=target, body=bodies[0])
+    post(client, target=target, body=bodies[1])
+    top = Comment.objects.get(body=bodies[0])
+    post(client, target=target, body=bodies[2], parent=top.pk)
+    page = Page.of(client.get(url))
+    for body in bodies:
+        comment = Comment.objects.get(body=body)
+        [area] = page.select("textarea", id=f"edit-{comment.pk}")
+        assert area.text == " ".join(body.split())
+    assert not page.one("section", id="discussion").select("script")
+
+
 def test_only_the_writer_edits_or_deletes(client, writer, other, paper):
     client.force_login(writer)
     post(client, target=f"paper:{paper.pk}", body="Mine")
