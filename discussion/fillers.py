@@ -203,10 +203,6 @@ def _reader_part(*, target: Target, state: ReaderState, token: str, path: str, u
     )
 
 
-def _reversed(name: str, comment_id: int | str) -> str:
-    return reverse(f"discussion:{name}", args=[comment_id])
-
-
 # Where a comment's id goes in the controls made once a request for every comment alike
 # (``_Controls``): a private-use character, which nothing else in them can hold (the address
 # comes percent-encoded from get_full_path, the rest is ours).
@@ -217,8 +213,8 @@ _BODY = "\ue003"
 _ID_NUMBER = "2147483647"
 
 
-def _with_id(name: str, comment_id: int | str) -> str:
-    return reverse(f"discussion:{name}", args=[_ID_NUMBER]).replace(_ID_NUMBER, str(comment_id))
+def _with_id(name: str) -> str:
+    return reverse(f"discussion:{name}", args=[_ID_NUMBER]).replace(_ID_NUMBER, _ID)
 
 
 class _Controls:
@@ -236,34 +232,32 @@ class _Controls:
         self.path = path
         # A reply form's one-time key: unique per form, as a uuid each would be, for less.
         self.key = uuid.uuid4().hex[:16]
-        self.texts: dict[tuple[bool, bool], list[str]] = {}
+        self.texts: dict[tuple[object, ...], list[str]] = {}
 
     def of(self, comment_id: int, *, top: bool) -> str:
         own = self.state.own.get(comment_id)
         if own is not None:
             body, editable = own
-            texts = self._texts((top, "own", editable), top=top, own=(_BODY, editable))
+            texts = self._texts(top=top, voted=False, own=(_BODY, editable))
             # The body last, once the id is in: nothing is looked for in it afterwards.
             joined = str(comment_id).join(texts).replace(_BODY, conditional_escape(body))
             return mark_safe(joined)  # noqa: S308 - escaped, an int put in
-        texts = self._texts((top, comment_id in self.state.voted), top=top)
+        texts = self._texts(top=top, voted=comment_id in self.state.voted, own=None)
         return mark_safe(str(comment_id).join(texts))  # noqa: S308 - escaped, an int put in
 
-    def _texts(self, shape: tuple, *, top: bool, own: tuple[str, bool] | None = None) -> list[str]:
+    def _texts(self, *, top: bool, voted: bool, own: tuple[str, bool] | None) -> list[str]:
+        shape = (top, voted, own)
         texts = self.texts.get(shape)
         if texts is None:
-            voted = None if own is not None else bool(shape[1])
             made = _actions(
                 target=self.target,
-                comment_id=_ID,
                 top=top,
-                state=self.state,
+                suspended=self.state.suspended is not None,
                 token=self.token,
                 path=self.path,
                 key=f"{self.key}-{_ID}",
                 voted=voted,
                 own=own,
-                url=_with_id,
             )
             texts = self.texts[shape] = made.split(_ID)
         return texts
@@ -272,37 +266,32 @@ class _Controls:
 def _actions(
     *,
     target: Target,
-    comment_id: int | str,
     top: bool,
-    state: ReaderState,
+    suspended: bool,
     token: str,
     path: str,
     key: str,
-    voted: bool | None = None,
-    own: tuple[str, bool] | None = None,
-    url: Callable[[str, int | str], str] = _reversed,
+    voted: bool,
+    own: tuple[str, bool] | None,
 ) -> str:
-    back = f"{path}#comment-{comment_id}"
-    hidden = _hidden_fields(token, back)
+    """The controls of one shape of comment, with ``_ID`` wherever its id goes; ``own``: the
+    reader's own comment (its text to edit, whether it may still be edited)."""
+    hidden = _hidden_fields(token, f"{path}#comment-{_ID}")
     parts: list[str] = []
-    if own is None and isinstance(comment_id, int):
-        own = state.own.get(comment_id)
     if own is None:
-        if voted is None:
-            voted = comment_id in state.voted
         parts.append(
             format_html(
                 '<form method="post" action="{}">{}<input type="hidden" name="up" value="{}">'
                 '<button type="submit" class="button button--quiet" aria-pressed="{}">{}</button>'
                 "</form>",
-                url("vote", comment_id),
+                _with_id("vote"),
                 hidden,
                 "0" if voted else "1",
                 "true" if voted else "false",
                 "▲ Upvoted" if voted else "▲ Upvote",
             )
         )
-    if top and state.suspended is None:
+    if top and not suspended:
         parts.append(
             format_html(
                 '<details class="comment__more"><summary>Reply</summary>'
@@ -314,28 +303,28 @@ def _actions(
                 hidden,
                 _key_field(key),
                 target,
-                comment_id,
-                _body_field(field_id=f"reply-{comment_id}", label="Your reply"),
+                _ID,
+                _body_field(field_id=f"reply-{_ID}", label="Your reply"),
             )
         )
     if own is not None:
         body, editable = own
-        if editable and state.suspended is None:
+        if editable and not suspended:
             parts.append(
                 format_html(
                     '<details class="comment__more"><summary>Edit</summary>'
                     '<form method="post" action="{}">{}{}'
                     '<button type="submit" class="button">Save</button></form></details>',
-                    url("edit", comment_id),
+                    _with_id("edit"),
                     hidden,
-                    _body_field(field_id=f"edit-{comment_id}", label="Your comment", value=body),
+                    _body_field(field_id=f"edit-{_ID}", label="Your comment", value=body),
                 )
             )
         parts.append(
             format_html(
                 '<form method="post" action="{}">{}'
                 '<button type="submit" class="button button--quiet">Delete</button></form>',
-                url("delete", comment_id),
+                _with_id("delete"),
                 hidden,
             )
         )
@@ -350,9 +339,9 @@ def _actions(
                 " (optional)</label>"
                 '<input type="text" id="report-details-{id}" name="details" maxlength="500">'
                 '<button type="submit" class="button">Send report</button></form></details>',
-                action=url("report", comment_id),
+                action=_with_id("report"),
                 hidden=hidden,
-                id=comment_id,
+                id=_ID,
                 options=format_html_join_options(Report.Reason.choices),
             )
         )

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from django.db import connection
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Q
 from django.utils.safestring import mark_safe
 
@@ -108,21 +109,6 @@ class _Drawn:
         return self.deleted_at is None and self.hidden_at is None
 
 
-_DRAWN = [
-    "pk",
-    "parent_id",
-    "author_id",
-    "author__username",
-    "created_at",
-    "edited_at",
-    "deleted_at",
-    "hidden_at",
-    "hidden_reason",
-    "score",
-    "body_html",
-]
-
-
 # What a comment's kept HTML is keyed by: a digest of all it shows but the body (an edit
 # moves ``edited_at``), over ``r``, a comment, and ``u``, its writer.
 _VERSION = (
@@ -156,16 +142,25 @@ LEFT JOIN (picked AS r JOIN auth_user AS u ON u.id = r.author_id) ON true
 ORDER BY r.score DESC, r.created_at, r.id
 """  # noqa: S608 - _VERSION is a constant of this module
 
-# One comment as its kept HTML shows it, with that HTML's version and its thread's kind.
-_ONE_SQL = f"""
+# Comments as their kept HTML shows them (``_Drawn``'s fields, in order), with that HTML's
+# version and whether their thread is a term's.
+_DRAWN_SQL = f"""
 SELECT {_VERSION}, t.term_id IS NOT NULL,
        r.id, r.parent_id, r.author_id, u.username, r.created_at, r.edited_at, r.deleted_at,
        r.hidden_at, r.hidden_reason, r.score, r.body_html
 FROM discussion_comment AS r
 JOIN auth_user AS u ON u.id = r.author_id
 JOIN discussion_thread AS t ON t.id = r.thread_id
-WHERE r.id = %(pk)s
+WHERE r.id = ANY(%(ids)s)
 """  # noqa: S608 - as above
+
+
+def _read_drawn(
+    ids: list[int], *, using: BaseDatabaseWrapper
+) -> dict[int, tuple[str, bool, _Drawn]]:
+    """Each comment's version, whether it is on a term, and what its HTML shows."""
+    rows = prepared_rows(_DRAWN_SQL, {"ids": ids}, using=using)
+    return {row[2]: (row[0], row[1], _Drawn(*row[2:])) for row in rows}
 
 
 def page_of(*, thread: Thread, page: int) -> ThreadPage:
@@ -229,12 +224,9 @@ def _comment_html(comments: list[ShownComment], *, on_term: bool, facts: keep.Fa
         # What just these comments show, in one query (page_of reads only their versions).
         # Read after the versions: a change in between is at worst kept under the version
         # before it, which the thread's next read no longer asks for.
-        drawn = {
-            row[0]: _Drawn(*row)
-            for row in Comment.objects.filter(pk__in=[c.pk for c in missing]).values_list(*_DRAWN)
-        }
+        drawn = _read_drawn([c.pk for c in missing], using=replicas.reading_connection())
         return {
-            comment: _drawn_html(drawn[comment.pk], on_term=on_term, facts=facts)
+            comment: _drawn_html(drawn[comment.pk][2], on_term=on_term, facts=facts)
             for comment in missing
             if comment.pk in drawn
         }
@@ -255,14 +247,15 @@ def keep_comment_html(comment_id: int) -> None:
     ``discussion.moderation``): the thread's next render, by whoever reads it, then joins it
     with the others' instead of reading and rendering it, and the writer's own request pays
     for it. Keyed as ``_comment_html`` keys it, so a version this misses is made there."""
-    rows = prepared_rows(_ONE_SQL, {"pk": comment_id}, using=connection)
-    if not rows:
+    # The primary: the write that just committed is there, and perhaps not yet on a replica.
+    found = _read_drawn([comment_id], using=connection).get(comment_id)
+    if found is None:
         return
-    version, on_term, *shown = rows[0]
+    version, on_term, drawn = found
     keep.get_or_make(
         keep.key("comment", comment_id, version, on_term),
         # The template reads no fact: a comment shows only its own row and writer.
-        lambda: _drawn_html(_Drawn(*shown), on_term=on_term, facts=keep.Facts({})),
+        lambda: _drawn_html(drawn, on_term=on_term, facts=keep.Facts({})),
         size=len,
     )
 
