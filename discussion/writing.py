@@ -60,6 +60,7 @@ def keep_html_after_commit(comment_id: int) -> None:
     After the commit, so that it shows what was committed and no lock is held while it
     renders; robust, because the write has committed: a cache that is down then costs the
     next reader a render, and never reports the write as failed."""
+
     # A function of its own rather than a partial: Django names it when it logs a failure.
     def keep_comment_html() -> None:
         threads.keep_comment_html(comment_id)

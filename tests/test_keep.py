@@ -304,6 +304,7 @@ def test_every_masked_token_passes_djangos_check_and_the_masks_are_fair():
     secret_holder = factory.get("/")
     get_token(secret_holder)
     secret = secret_holder.META["CSRF_COOKIE"]
+
     def view(request) -> HttpResponse:
         return HttpResponse()
 
