@@ -43,20 +43,20 @@ def _page_number(request: HttpRequest) -> int:
     return int(raw) if raw.isdigit() and len(raw) < 7 else 1
 
 
-def thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+def thread(request: HttpRequest) -> tuple[object, Callable[[str], str | bytes]]:
     """A paper's thread: nothing in it moves with trades; its writers' author marks move with
     the claims (the every-page fact ``verified``, accounts/verified_authors.py)."""
     return _thread(request, market=(keep.facts_of(request)["verified"],))
 
 
-def term_thread(request: HttpRequest) -> tuple[object, Callable[[str], str]]:
+def term_thread(request: HttpRequest) -> tuple[object, Callable[[str], str | bytes]]:
     """A term's thread: its writers' holdings move with the prices (any trade) and who may be
     named."""
     facts = keep.facts_of(request)
     return _thread(request, market=(facts["prices"], facts.values.get((public_names.FACT,))))
 
 
-def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[str], str]]:
+def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[str], str | bytes]]:
     facts = keep.facts_of(request)
     user = request.user if request.user.is_authenticated else None
     secret = request.META.get("CSRF_COOKIE") if user is not None else None
@@ -64,7 +64,7 @@ def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[s
     minute = int(time.time() // 60) if user is not None else None
     version = (facts["comments"], *market, getattr(user, "pk", None), secret, path, minute)
 
-    def fill(argument: str) -> str:
+    def fill(argument: str) -> str | bytes:
         target = Target.parse(argument)
         if target is None:
             return ""
@@ -78,24 +78,63 @@ def _thread(request: HttpRequest, *, market: tuple) -> tuple[object, Callable[[s
             on_term=target.kind == "term",
             facts=facts,
         )
-        fills: dict[tuple[str, str], str] = {}
-        if target.kind == "term" and kept.writer_ids():
-            fills.update(_holdings(term_id=target.pk, writer_ids=kept.writer_ids()))
-        elif target.kind == "paper" and kept.writer_ids():
-            fills.update(_authors(authors=authors, writer_ids=kept.writer_ids()))
-        if user is None:
-            fills[("reader", "")] = _anonymous_part(target=target, path=path)
-        else:
-            token = get_token(request)
-            fills[("reader", "")] = _reader_part(
-                target=target, state=state, token=token, path=path, user=user
-            )
-            controls = _Controls(target=target, state=state, token=token, path=path)
-            for kind, comment_id in kept.comments():
-                fills[(kind, str(comment_id))] = controls.of(comment_id, top=kind == "actions")
-        return kept.join(fills)
+        shown_authors = sorted(authors.intersection(kept.writer_ids()))
+        reader = (getattr(user, "pk", None), secret, minute, state.key() if user else None)
+        parts = (kept.name, str(target), market, shown_authors, path, reader)
+        # Kept in this process under all it shows but the count (the reader's votes and own
+        # comments, the holdings' prices, the URL, the minute), as UTF-8: a comment elsewhere,
+        # which moves the every-page ``comments`` fact, then joins three byte strings here
+        # rather than the reader's controls under each of 250 comments, and encodes nothing.
+        before, after = keep.get_or_make(
+            keep.key("thread-filled", *parts),
+            lambda: _encoded_pair(
+                kept.join(
+                    _reader_fills(
+                        request, kept=kept, target=target, state=state, authors=authors, path=path
+                    )
+                )
+            ),
+            size=lambda pair: len(pair[0]) + len(pair[1]),
+            shared=False,
+        )
+        count = found.comment_count if found is not None else 0
+        shown = format_html('<span class="muted">· {} comment{}</span>', count, pluralize(count))
+        return b"".join((before, shown.encode(), after))
 
     return version, fill
+
+
+def _encoded_pair(pair: tuple[str, str]) -> tuple[bytes, bytes]:
+    return pair[0].encode(), pair[1].encode()
+
+
+def _reader_fills(
+    request: HttpRequest,
+    *,
+    kept: threads.KeptThread,
+    target: Target,
+    state: ReaderState,
+    authors: set[int],
+    path: str,
+) -> dict[tuple[str, str], str]:
+    """What goes in the kept page's places for this reader, but the count."""
+    fills: dict[tuple[str, str], str] = {}
+    if target.kind == "term" and kept.writer_ids():
+        fills.update(_holdings(term_id=target.pk, writer_ids=kept.writer_ids()))
+    elif target.kind == "paper" and kept.writer_ids():
+        fills.update(_authors(authors=authors, writer_ids=kept.writer_ids()))
+    user = request.user
+    if not user.is_authenticated:
+        fills[("reader", "")] = _anonymous_part(target=target, path=path)
+        return fills
+    token = get_token(request)
+    fills[("reader", "")] = _reader_part(
+        target=target, state=state, token=token, path=path, user=user
+    )
+    controls = _Controls(target=target, state=state, token=token, path=path)
+    for kind, comment_id in kept.comments():
+        fills[(kind, str(comment_id))] = controls.of(comment_id, top=kind == "actions")
+    return fills
 
 
 class ReaderState:
@@ -107,6 +146,11 @@ class ReaderState:
         self.following = bool(following)
         self.suspended: str | None = suspended
         self.own = {int(pk): (body, editable) for pk, body, editable in own or []}
+
+    def key(self) -> tuple[object, ...]:
+        """All of it, for a key."""
+        own = sorted(self.own.items())
+        return (sorted(self.voted), self.following, self.suspended, own)
 
 
 def _thread_and_reader(

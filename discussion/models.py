@@ -65,6 +65,9 @@ class Comment(models.Model):
     hidden_reason = models.CharField(max_length=200, blank=True)
     # Upvotes, kept by the votes' triggers.
     score = models.IntegerField(default=0, editable=False)
+    # Drawn from kept_stamp_seq by a BEFORE trigger on any change of the row (a vote moves
+    # ``score``): what the comment's kept HTML is keyed by (discussion.threads).
+    stamp = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         constraints = [

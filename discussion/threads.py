@@ -1,20 +1,24 @@
 """Reading a thread: its comments a page at a time, sorted by votes then time, and the kept
 HTML of that page.
 
-The page's HTML is the same for every reader, so it is kept (peerrevenue.keep) under the
-thread's own stamp, which the database moves on any change of its comments or votes
-(discussion/sql/stamps.sql): a comment elsewhere renders nothing here again. What belongs to
-the reader (their vote, their own comment's edit and delete, the forms with their CSRF
-token) and what moves with trades (a writer's holding on a term's page) are places marked in
-the kept HTML, ``<!--actions:N-->`` (``reply-actions`` for a reply) and
+The page's HTML is the same for every reader, so it is kept (peerrevenue.keep) under what
+it shows: the page's comments, each by its own stamp, which the database moves on any change
+of the comment or its votes (discussion/sql/stamps.sql), and the writers' names (the traders
+stamp). Which comments a page shows is read again only when the thread's stamp moves, so a
+comment posted elsewhere in the thread (a later page) reads the page's stamps once and renders
+nothing. What belongs to the reader (their vote, their own comment's edit and delete, the
+forms with their CSRF token), what moves with every comment (the thread's count) and what
+moves with trades (a writer's holding on a term's page) are places marked in the kept HTML,
+``<!--actions:N-->`` (``reply-actions`` for a reply), ``<!--count:-->`` and
 ``<!--holds:USER-->`` (on a paper's page ``<!--author:USER-->``, the verified author's mark),
-filled per request (``discussion.fillers``). The marks cannot come
-from a comment: bodies are sanitised with comments stripped, names escaped.
+filled per request (``discussion.fillers``). The marks cannot come from a comment: bodies
+are sanitised with comments stripped, names escaped.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -30,15 +34,29 @@ from peerrevenue.db import prepared_rows
 from .models import Comment, Thread
 
 PER_PAGE = 50
-_MARK = re.compile(r"<!--(actions|reply-actions|holds|author|reader):(\d*)-->")
+COUNT = ("count", "")
+_MARK = re.compile(r"<!--(actions|reply-actions|holds|author|reader|count):(\d*)-->")
 
 
 @dataclass(frozen=True, slots=True)
 class ThreadPage:
+    """Which comments a page of a thread shows, in order, and each one's stamp."""
+
     comments: list[ShownComment]  # top-level, each with ``shown_replies``
     page: int
     pages: int
-    count: int  # comments neither deleted nor hidden, replies included
+
+    def __len__(self) -> int:  # its share of this process's budget: a few numbers a comment
+        return 16 * sum(1 + len(top.shown_replies) for top in self.comments)
+
+    def digest(self) -> str:
+        """What the page shows, in a few characters: its comments (ids, places, stamps) and
+        its pages."""
+        shown = [
+            (c.pk, c.parent_id, c.stamp) for top in self.comments for c in [top, *top.shown_replies]
+        ]
+        text = repr((self.page, self.pages, shown)).encode()
+        return hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,15 +67,23 @@ class KeptThread:
     places: tuple[tuple[str, str], ...]
     page: int
     pages: int
+    name: str  # what it is kept under: a key for what is made of it
 
     def __len__(self) -> int:
         return sum(map(len, self.texts))
 
-    def join(self, fills: dict[tuple[str, str], str]) -> str:
-        out = [self.texts[0]]
+    def join(self, fills: dict[tuple[str, str], str]) -> tuple[str, str]:
+        """The page with its places filled but for ``count`` (the thread's count, which moves
+        with every comment, where nothing else of the page may): the texts before and after
+        it."""
+        out: list[str] = [self.texts[0]]
+        before: list[str] = []
         for place, text in zip(self.places, self.texts[1:], strict=True):
-            out += [fills.get(place, ""), text]
-        return "".join(out)
+            if place == COUNT:
+                before, out = out, [text]
+            else:
+                out += [fills.get(place, ""), text]
+        return "".join(before), "".join(out)
 
     def comments(self) -> list[tuple[str, int]]:
         """The comments' places: ("actions", id) for a top-level one, ("reply-actions", id)
@@ -72,20 +98,19 @@ def ordered(queryset):
     return queryset.order_by("-score", "created_at", "id")
 
 
-@dataclass(slots=True, eq=False)  # hashed by identity: kept HTML is looked up per comment
+@dataclass(frozen=True, slots=True)
 class ShownComment:
-    """A comment as a page of its thread places it: its id, its parent and ``version``, a
-    digest of all its HTML shows but the body (an edit moves ``edited_at``), made by the
-    database (``_PAGE_SQL``). That is what its kept HTML is keyed by; what it shows is read
-    only for a comment whose HTML is made (``_comment_html``): after a new comment the
-    page's 250 rows are read again, and loading their times and names cost more than the
-    one comment rendered."""
+    """A comment as a page of its thread places it: its id, its parent and its ``stamp``,
+    which the database moves on any change of the comment (an edit, a vote, a deletion, a
+    hiding). That, with the writers' names, is what its kept HTML is keyed by; what it shows
+    is read only for a comment whose HTML is made (``_comment_html``): a page's 250 rows
+    are read again when its thread changes, and loading their times, texts and names costs
+    more than the one comment rendered."""
 
     pk: int
     parent_id: int | None
-    version: str
+    stamp: int
     shown_replies: list[ShownComment] = field(default_factory=list)
-    html: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,16 +134,9 @@ class _Drawn:
         return self.deleted_at is None and self.hidden_at is None
 
 
-# What a comment's kept HTML is keyed by: a digest of all it shows but the body (an edit
-# moves ``edited_at``), over ``r``, a comment, and ``u``, its writer.
-_VERSION = (
-    "md5(row(r.parent_id, r.author_id, u.username, r.created_at, r.edited_at, r.deleted_at,"
-    " r.hidden_at, r.hidden_reason, r.score)::text)"
-)
-
 # A page's top-level comments (the page number held within the thread's pages) and their
 # replies, in one statement, in the thread's order: votes, then time.
-_PAGE_SQL = f"""
+_PAGE_SQL = """
 WITH counted AS (
     SELECT count(*) AS tops FROM discussion_comment
     WHERE thread_id = %(thread)s AND parent_id IS NULL
@@ -132,35 +150,38 @@ WITH counted AS (
     ORDER BY c.score DESC, c.created_at, c.id
     OFFSET (SELECT (page - 1) * %(per)s FROM held) LIMIT %(per)s
 ), picked AS (
-    SELECT c.* FROM discussion_comment AS c WHERE c.id IN (SELECT id FROM shown)
+    SELECT c.id, c.parent_id, c.stamp, c.score, c.created_at FROM discussion_comment AS c
+    WHERE c.id IN (SELECT id FROM shown)
     UNION ALL
-    SELECT c.* FROM discussion_comment AS c WHERE c.parent_id IN (SELECT id FROM shown)
+    SELECT c.id, c.parent_id, c.stamp, c.score, c.created_at FROM discussion_comment AS c
+    WHERE c.parent_id IN (SELECT id FROM shown)
 )
-SELECT held.page, held.tops, r.id, r.parent_id, {_VERSION}
-FROM held
-LEFT JOIN (picked AS r JOIN auth_user AS u ON u.id = r.author_id) ON true
+SELECT held.page, held.tops, r.id, r.parent_id, r.stamp
+FROM held LEFT JOIN picked AS r ON true
 ORDER BY r.score DESC, r.created_at, r.id
-"""  # noqa: S608 - _VERSION is a constant of this module
+"""
 
-# Comments as their kept HTML shows them (``_Drawn``'s fields, in order), with that HTML's
-# version and whether their thread is a term's.
-_DRAWN_SQL = f"""
-SELECT {_VERSION}, t.term_id IS NOT NULL,
+# Comments as their kept HTML shows them (``_Drawn``'s fields, in order), with what that
+# HTML is keyed by (the comment's stamp and the writers' names: the traders stamp) and
+# whether their thread is a term's.
+_DRAWN_SQL = """
+SELECT r.stamp, (SELECT value FROM kept_stamp WHERE name = 'traders'), t.term_id IS NOT NULL,
        r.id, r.parent_id, r.author_id, u.username, r.created_at, r.edited_at, r.deleted_at,
        r.hidden_at, r.hidden_reason, r.score, r.body_html
 FROM discussion_comment AS r
 JOIN auth_user AS u ON u.id = r.author_id
 JOIN discussion_thread AS t ON t.id = r.thread_id
 WHERE r.id = ANY(%(ids)s)
-"""  # noqa: S608 - as above
+"""
 
 
 def _read_drawn(
     ids: list[int], *, using: BaseDatabaseWrapper
-) -> dict[int, tuple[str, bool, _Drawn]]:
-    """Each comment's version, whether it is on a term, and what its HTML shows."""
+) -> dict[int, tuple[int, int, bool, _Drawn]]:
+    """Each comment's stamp, the traders stamp, whether it is on a term, and what its HTML
+    shows."""
     rows = prepared_rows(_DRAWN_SQL, {"ids": ids}, using=using)
-    return {row[2]: (row[0], row[1], _Drawn(*row[2:])) for row in rows}
+    return {row[3]: (row[0], row[1] or 0, row[2], _Drawn(*row[3:])) for row in rows}
 
 
 def page_of(*, thread: Thread, page: int) -> ThreadPage:
@@ -179,7 +200,7 @@ def page_of(*, thread: Thread, page: int) -> ThreadPage:
     for reply in replies:
         by_id[reply.parent_id].shown_replies.append(reply)  # type: ignore[index]
     held, tops = rows[0][0], rows[0][1]
-    return ThreadPage(shown, held, max(1, math.ceil(tops / PER_PAGE)), thread.comment_count)
+    return ThreadPage(shown, held, max(1, math.ceil(tops / PER_PAGE)))
 
 
 def page_of_comment(comment: Comment) -> int:
@@ -196,44 +217,49 @@ def page_of_comment(comment: Comment) -> int:
 def kept_page(
     *, thread: Thread | None, names: int, page: int, on_term: bool, facts: keep.Facts
 ) -> KeptThread:
-    """The page's HTML, kept under the thread's stamp and ``names`` (the traders stamp: a
-    writer renamed) (a thread not yet started: empty)."""
+    """The page's HTML, kept under what it shows: which comments and their stamps (read again
+    when the thread's stamp moves) and ``names`` (the traders stamp: a writer renamed). A
+    thread not yet started: empty."""
     if thread is None:
-        return _render(None, on_term=on_term, facts=facts)
-    return keep.get_or_make(
-        keep.key("thread", thread.pk, thread.stamp, names, page, on_term),
-        lambda: _render(page_of(thread=thread, page=page), on_term=on_term, facts=facts),
+        return _render(None, names=names, on_term=on_term, facts=facts, name="")
+    # In this process only, both: after a change another process reads the page's stamps and
+    # joins the comments' own kept HTML (one get_many), as this one does, rather than this
+    # one writing 250 comments' worth to the shared cache that most processes never read.
+    shown = keep.get_or_make(
+        keep.key("thread", thread.pk, thread.stamp, page),
+        lambda: page_of(thread=thread, page=page),
         size=len,
-        # In this process only: after a new comment another process joins it from the
-        # comments' own kept HTML (one get_many), as this one does, rather than this one
-        # writing 250 comments' worth to the shared cache that most processes never read.
+        shared=False,
+    )
+    name = keep.key("thread-page", thread.pk, shown.digest(), names, on_term)
+    return keep.get_or_make(
+        name,
+        lambda: _render(shown, names=names, on_term=on_term, facts=facts, name=name),
+        size=len,
         shared=False,
     )
 
 
-def _comment_html(comments: list[ShownComment], *, on_term: bool, facts: keep.Facts) -> None:
-    """Each comment's HTML, kept per comment and what it shows (its version: votes, edit,
-    deletion, hiding, writer's name): after a new comment only that one is rendered, the
-    rest joined."""
+def _comment_html(
+    comments: list[ShownComment], *, names: int, on_term: bool, facts: keep.Facts
+) -> dict[int, str]:
+    """Each comment's HTML by id, kept per comment, its stamp and the writers' names: after
+    a new comment only that one is rendered, the rest joined."""
     every = [c for top in comments for c in [top, *top.shown_replies]]
-    names = {
-        comment: keep.key("comment", comment.pk, comment.version, on_term) for comment in every
-    }
+    keys = {c.pk: keep.key("comment", c.pk, c.stamp, names, on_term) for c in every}
 
-    def make(missing: list[ShownComment]) -> dict[ShownComment, str]:
-        # What just these comments show, in one query (page_of reads only their versions).
-        # Read after the versions: a change in between is at worst kept under the version
+    def make(missing: list[int]) -> dict[int, str]:
+        # What just these comments show, in one query (page_of reads only their stamps).
+        # Read after the stamps: a change in between is at worst kept under the stamp
         # before it, which the thread's next read no longer asks for.
-        drawn = _read_drawn([c.pk for c in missing], using=replicas.reading_connection())
+        drawn = _read_drawn(missing, using=replicas.reading_connection())
         return {
-            comment: _drawn_html(drawn[comment.pk][2], on_term=on_term, facts=facts)
-            for comment in missing
-            if comment.pk in drawn
+            pk: _drawn_html(drawn[pk][3], on_term=on_term, facts=facts)
+            for pk in missing
+            if pk in drawn
         }
 
-    made = keep.get_or_make_many(names, make, size=len)
-    for comment in every:
-        comment.html = made.get(comment, "")
+    return keep.get_or_make_many(keys, make, size=len)
 
 
 def _drawn_html(comment: _Drawn, *, on_term: bool, facts: keep.Facts) -> str:
@@ -246,51 +272,55 @@ def keep_comment_html(comment_id: int) -> None:
     """Make a comment's kept HTML once a write to it has committed (``discussion.writing``,
     ``discussion.moderation``): the thread's next render, by whoever reads it, then joins it
     with the others' instead of reading and rendering it, and the writer's own request pays
-    for it. Keyed as ``_comment_html`` keys it, so a version this misses is made there."""
+    for it. Keyed as ``_comment_html`` keys it, so a stamp this misses is made there."""
     # The primary: the write that just committed is there, and perhaps not yet on a replica.
     found = _read_drawn([comment_id], using=connection).get(comment_id)
     if found is None:
         return
-    version, on_term, drawn = found
+    stamp, names, on_term, drawn = found
     keep.get_or_make(
-        keep.key("comment", comment_id, version, on_term),
+        keep.key("comment", comment_id, stamp, names, on_term),
         # The template reads no fact: a comment shows only its own row and writer.
         lambda: _drawn_html(drawn, on_term=on_term, facts=keep.Facts({})),
         size=len,
     )
 
 
-def _items(comments: list[ShownComment]) -> str:
+def _items(comments: list[ShownComment], html: dict[int, str]) -> str:
     """The thread's list items, joined here: a template loop over 250 comments costs more
     than the one comment a new post renders (``_comment_html``)."""
     out: list[str] = []
     for top in comments:
-        out += ["<li>", top.html]
+        out += ["<li>", html.get(top.pk, "")]
         replies = top.shown_replies
         if replies:
             out.append('<ol class="discussion__replies" aria-label="Replies">')
             for reply in replies:
-                out += ["<li>", reply.html, "</li>"]
+                out += ["<li>", html.get(reply.pk, ""), "</li>"]
             out.append("</ol>")
         out.append("</li>")
     return mark_safe("".join(out))  # noqa: S308 - kept comment HTML, rendered escaped
 
 
-def _render(found: ThreadPage | None, *, on_term: bool, facts: keep.Facts) -> KeptThread:
+def _render(
+    found: ThreadPage | None, *, names: int, on_term: bool, facts: keep.Facts, name: str
+) -> KeptThread:
+    items = ""
     if found is not None:
-        _comment_html(found.comments, on_term=on_term, facts=facts)
+        html = _comment_html(found.comments, names=names, on_term=on_term, facts=facts)
+        items = _items(found.comments, html)
     context = {
-        "comments": _items(found.comments) if found else "",
-        "count": found.count if found else 0,
+        "comments": items,
         "on_term": on_term,
         "page": found.page if found else 1,
         "pages": found.pages if found else 1,
     }
-    html = keep.render_piece("discussion/_thread.html", context, facts=facts)
-    parts = _MARK.split(html)
+    rendered = keep.render_piece("discussion/_thread.html", context, facts=facts)
+    parts = _MARK.split(rendered)
     return KeptThread(
         texts=tuple(parts[::3]),
         places=tuple(zip(parts[1::3], parts[2::3], strict=True)),
         page=found.page if found else 1,
         pages=found.pages if found else 1,
+        name=name,
     )

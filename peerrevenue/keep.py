@@ -355,10 +355,11 @@ def hole(kind: str, argument: object = "") -> str:
 
 # A filler is made per request: given the request, it returns what its fills depend on (a
 # version: the prices fact, the reader's id) and the function that fills one hole from the
-# hole's argument (returning HTML, already escaped: it goes in as it is). The function may
+# hole's argument (returning HTML, already escaped: it goes in as it is; as UTF-8 bytes when
+# the filler keeps them so, which spares encoding a large fill again). The function may
 # have a ``prefetch(arguments)`` method, called with all of a text's arguments of its kind
 # before any of them is filled.
-Filler = Callable[[HttpRequest], tuple[object, Callable[[str], str]]]
+Filler = Callable[[HttpRequest], tuple[object, Callable[[str], str | bytes]]]
 _fillers: dict[str, Filler] = {}
 
 
@@ -393,14 +394,18 @@ def _split(text: str) -> _Split:
     return found
 
 
+def _encoded(html: str | bytes) -> bytes:
+    return html if isinstance(html, bytes) else html.encode()
+
+
 class Fill:
     """One request's fillers, each made on first use."""
 
     def __init__(self, request: HttpRequest) -> None:
         self.request = request
-        self._made: dict[str, tuple[object, Callable[[str], str]]] = {}
+        self._made: dict[str, tuple[object, Callable[[str], str | bytes]]] = {}
 
-    def _filler(self, kind: str) -> tuple[object, Callable[[str], str]]:
+    def _filler(self, kind: str) -> tuple[object, Callable[[str], str | bytes]]:
         made = self._made.get(kind)
         if made is None:
             made = self._made[kind] = _fillers[kind](self.request)
@@ -428,7 +433,7 @@ class Fill:
             prefetch = getattr(fill, "prefetch", None)
             if prefetch is not None:
                 prefetch(missing)
-            done = {**done, **{argument: fill(argument).encode() for argument in missing}}
+            done = {**done, **{argument: _encoded(fill(argument)) for argument in missing}}
             if not freshness.checking():
                 _fills.put(name, done, sum(len(value) + len(key) for key, value in done.items()))
         return done

@@ -5,6 +5,7 @@
 --   discussion_thread.stamp          any change of the thread's comments or their votes
 --   discussion_thread.comment_count  the comments neither deleted nor hidden
 --   discussion_comment.score         the comment's votes
+--   discussion_comment.stamp         any change of the comment (its votes too)
 --   kept_stamp('comments')           any of the above (the threads and counts on every page),
 --                                    and any suspension (a suspended reader's page has no form)
 --
@@ -19,6 +20,8 @@ INSERT INTO public.kept_stamp (name, value) VALUES
 ON CONFLICT (name) DO NOTHING;
 
 CREATE OR REPLACE TRIGGER thread_restamp BEFORE INSERT OR UPDATE ON public.discussion_thread
+  FOR EACH ROW EXECUTE FUNCTION public.kept_restamp();
+CREATE OR REPLACE TRIGGER comment_restamp BEFORE INSERT OR UPDATE ON public.discussion_comment
   FOR EACH ROW EXECUTE FUNCTION public.kept_restamp();
 
 -- A statement's comments: each thread's count moved by what the statement changed, its stamp

@@ -228,6 +228,42 @@ def test_bad_input_is_refused_with_nothing_stored(client, writer, paper):
     assert client.get("/discussion/post/").status_code == 405
 
 
+def test_a_comment_on_a_later_page_changes_only_the_count_on_the_first(
+    client, writer, other, paper, monkeypatch
+):
+    # The first page is kept under what it shows (its comments' stamps), not under the whole
+    # thread's: a new comment sorts after the page's (fewer votes, later), so the first page
+    # renders nothing again, for any reader, and shows the new count.
+    from discussion import writing
+    from discussion.targets import Target
+    from peerrevenue import freshness, keep
+
+    target = Target("paper", paper.pk)
+    for n in range(PER_PAGE + 1):  # two pages: a third comment moves no page's number of pages
+        writing.post(user=writer, target=target, body=f"Point {n}", key=str(n))
+    url = paper.get_absolute_url()
+    client.force_login(other)
+    anonymous = client.__class__()
+    for reader in (client, anonymous):
+        assert len(texts(reader, url)) == PER_PAGE
+    made: list[str] = []
+    render = keep.render_piece
+
+    def counted(template_name, context, *, facts):
+        if template_name.startswith("discussion/") and not freshness.checking():
+            made.append(template_name)
+        return render(template_name, context, facts=facts)
+
+    monkeypatch.setattr(keep, "render_piece", counted)
+    writing.post(user=writer, target=target, body="On the next page", key="later")
+    for reader in (client, anonymous):
+        page = Page.of(reader.get(url))
+        assert f"{PER_PAGE + 2} comments" in page.one("h2", id="discussion-heading").text
+        assert "On the next page" not in page_text(reader.get(url))
+    assert made == []
+    assert texts(client, url + "?comments=2") == [f"Point {PER_PAGE}", "On the next page"]
+
+
 def comment_renders(monkeypatch) -> list[str]:
     """The comments whose HTML the site renders from here on (not the freshness check's
     renders, which make every kept value afresh to compare)."""
