@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import os
+import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,3 +188,84 @@ def timed_gets(client, path: str, count: int, before_each=None) -> list[float]:
         times.append((time.perf_counter() - started) * 1000)
         assert response.status_code == 200, response.status_code
     return times
+
+
+TRADES_PER_SECOND = 20  # bench/pages.py's live market
+
+
+@contextlib.contextmanager
+def market_trading(
+    database_url: str, *, redis_db: int | None = None
+) -> Iterator[Callable[[], int]]:
+    """A busy market beside the renders: another process, as another worker of the site would
+    be, trading through market.trading at ``TRADES_PER_SECOND`` (not a thread of the measuring
+    process, whose share of the interpreter would be counted in the renders' time); yields a
+    function that says how many trades it made once it has stopped. ``redis_db``: its Django
+    set up with the cache in Redis, as the measuring process's, else as a local site's."""
+    command = [sys.executable, __file__, "--trade", "--database-url", database_url]
+    if redis_db is not None:
+        command += ["--redis-db", str(redis_db)]
+    trader = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert trader.stdout is not None
+    made: list[int] = []
+    try:
+        # Setting Django up may print first (the cache table's creation).
+        for line in trader.stdout:
+            if line.strip() == "trading":
+                break
+        else:
+            sys.exit("the trading process did not start")
+        yield lambda: made[0] if made else 0
+    finally:
+        trader.send_signal(signal.SIGTERM)
+        made.append(int(trader.stdout.read().split()[-1] or 0))
+        trader.wait()
+
+
+def _trade_until_stopped() -> None:
+    """The trading process: random buys and sells of the listed terms by 20 traders, until
+    SIGTERM; prints the trades it made."""
+    from django.contrib.auth import get_user_model
+
+    from market import trading
+    from market.models import Term
+
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    users = [
+        get_user_model().objects.get_or_create(username=f"bench-live-{n}")[0] for n in range(20)
+    ]
+    terms = list(Term.objects.listed().order_by("pk")[:40])
+    assert terms, "no listed term to trade"
+    rng = random.Random(23)
+    made, due = 0, time.monotonic()
+    print("trading", flush=True)
+    while not stopping.is_set():
+        user, term = rng.choice(users), rng.choice(terms)
+        try:
+            # A mix that checks a holding before each sell, as a trader's "Sell" would.
+            if rng.random() < 0.4 and trading.holding(user, term) > 0:
+                trading.sell(
+                    user=user, term=term, shares=1, min_proceeds=None, key=str(uuid.uuid4())
+                )
+            else:
+                trading.buy(user=user, term=term, shares=1, max_cost=None, key=str(uuid.uuid4()))
+            made += 1
+        except trading.TradeError:
+            pass
+        due += 1 / TRADES_PER_SECOND
+        stopping.wait(max(0.0, due - time.monotonic()))
+    print(made, flush=True)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="The benchmarks' trading process.")
+    parser.add_argument("--trade", action="store_true", required=True)
+    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--redis-db", type=int)
+    arguments = parser.parse_args()
+    if arguments.redis_db is None:
+        setup_offline_django(arguments.database_url)
+    else:
+        setup_django(production_environment(arguments.database_url, redis_db=arguments.redis_db))
+    _trade_until_stopped()

@@ -4,8 +4,9 @@ while the market trades.
 
 Builds a scratch Postgres database with two papers, 40 listed terms and traders, and 500
 comments (100 top-level, each with four replies, and votes) on one of the papers; then, while
-a thread trades 20 times a second through market.trading, renders each paper's page in this
-process (anonymous with the page cache off, and signed in):
+another process trades 20 times a second through market.trading (as another worker of the
+site would), renders each paper's page in this process (anonymous with the page cache off,
+and signed in):
 
 - warm: nothing changed since the last render;
 - after a new comment: a comment is posted on the page's paper before each render (on the
@@ -30,13 +31,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import (  # noqa: E402
+    market_trading,
     scratch_database,
     setup_offline_django,
     setup_redis_django,
@@ -45,7 +46,6 @@ from _harness import (  # noqa: E402
 
 COMMENTS_TOP = 100
 REPLIES_EACH = 4
-TRADES_PER_SECOND = 20
 RENDER_GOAL_MS = 5.0
 
 
@@ -109,48 +109,13 @@ def seed():
         for i, (pk, author) in enumerate(comments)
         if writers[(i * 7) % 20].pk != author
     )
+    # A thread of 500 comments grows over days, and autovacuum gathers the tables' statistics
+    # meanwhile; without them, right after the bulk seeding, Postgres plans for three rows.
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
     return long, empty, writers
-
-
-class Trading:
-    def __init__(self) -> None:
-        self.stopping = threading.Event()
-        self.trades = 0
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
-
-    def run(self) -> None:
-        import random
-
-        from django.contrib.auth import get_user_model
-        from django.db import connection
-
-        from market import trading
-        from market.models import Term
-
-        rng = random.Random(7)
-        users = list(get_user_model().objects.filter(username__startswith="bench-market-"))
-        terms = list(Term.objects.order_by("pk"))
-        due = time.monotonic()
-        while not self.stopping.is_set():
-            try:
-                trading.buy(
-                    user=rng.choice(users),
-                    term=rng.choice(terms),
-                    shares=1,
-                    max_cost=None,
-                    key=f"live-{self.trades}-{rng.random()}",
-                )
-                self.trades += 1
-            except trading.TradeError:
-                pass
-            due += 1 / TRADES_PER_SECOND
-            self.stopping.wait(max(0.0, due - time.monotonic()))
-        connection.close()
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.thread.join()
 
 
 def p(times: list[float], q: float) -> float:
@@ -253,10 +218,9 @@ def main() -> None:
     anonymous = Client(HTTP_HOST="testserver")
     signed_in = Client(HTTP_HOST="testserver")
     signed_in.force_login(writers[0])
-    trading = Trading()
-    started = time.monotonic()
     results = {}
-    try:
+    with market_trading(url, redis_db=None if args.no_redis else args.redis_db) as traded:
+        started = time.monotonic()
         for who, client in (("anonymous", anonymous), ("signed-in", signed_in)):
             for name, paper in (("none", empty), ("500", long)):
                 url = paper.get_absolute_url()
@@ -267,10 +231,8 @@ def main() -> None:
                 shown = timed_gets(client, url, max(10, args.renders // 5), reply)
                 finish()
                 results[who, name] = (warm, after, shown)
-    finally:
-        trading.stop()
     elapsed = time.monotonic() - started
-    print(f"trades while measuring: {trading.trades:,} ({trading.trades / elapsed:.1f}/s)")
+    print(f"trades while measuring: {traded():,} ({traded() / elapsed:.1f}/s)")
     passed = True
     for who in ("anonymous", "signed-in"):
         for what, index in (("warm", 0), ("after a new comment", 1), ("after a reply shown", 2)):

@@ -29,16 +29,13 @@ each page p95 <= 20 ms.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -46,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import (  # noqa: E402
     POSTGRES_ADMIN_URL,
     ROOT,
+    market_trading,
     scratch_database,
     setup_offline_django,
 )
@@ -291,76 +289,12 @@ def render_pages(*, author: str, renders: int, live: bool, database: str) -> Non
         print(f"  {label}")
         print(f"    quiet, {measure(path, paper_id)}")
         if live:
-            with market_trading(database) as traded:
+            with market_trading(f"{POSTGRES_ADMIN_URL}/{database}") as traded:
                 figures = measure(path, paper_id, seconds=LIVE_SECONDS)
             print(f"    live,  {figures}  ({traded()} trades beside it)")
 
 
-TRADES_PER_SECOND = 20  # bench/pages.py's live market
 LIVE_SECONDS = 10  # each page rendered at least this long while it trades
-
-
-@contextlib.contextmanager
-def market_trading(database: str):
-    """A busy market beside the renders: another process trading through market.trading at
-    ``TRADES_PER_SECOND``; yields a function that says how many trades it made."""
-    trader = subprocess.Popen(
-        [sys.executable, __file__, "--trade", "--database", database],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert trader.stdout is not None
-    made: list[int] = []
-    try:
-        # Setting Django up may print first (the cache table's creation).
-        for line in trader.stdout:
-            if line.strip() == "trading":
-                break
-        else:
-            sys.exit("the trading process did not start")
-        yield lambda: made[0] if made else 0
-    finally:
-        trader.send_signal(signal.SIGTERM)
-        made.append(int(trader.stdout.read().split()[-1] or 0))
-        trader.wait()
-
-
-def trade_until_stopped() -> None:
-    """The trading process: random buys and sells of the listed terms by 20 traders, until
-    SIGTERM; prints the trades it made."""
-    import random
-
-    from django.contrib.auth import get_user_model
-
-    from market import trading
-    from market.models import Term
-
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    users = [
-        get_user_model().objects.get_or_create(username=f"bench-live-{n}")[0] for n in range(20)
-    ]
-    terms = list(Term.objects.listed().order_by("pk")[:40])
-    assert terms, "no listed term to trade"
-    rng = random.Random(23)
-    made, due = 0, time.monotonic()
-    print("trading", flush=True)
-    while not stopping.is_set():
-        user, term = rng.choice(users), rng.choice(terms)
-        try:
-            # A mix that checks a holding before each sell, as a trader's "Sell" would.
-            if rng.random() < 0.4 and trading.holding(user, term) > 0:
-                trading.sell(
-                    user=user, term=term, shares=1, min_proceeds=None, key=str(uuid.uuid4())
-                )
-            else:
-                trading.buy(user=user, term=term, shares=1, max_cost=None, key=str(uuid.uuid4()))
-            made += 1
-        except trading.TradeError:
-            pass
-        due += 1 / TRADES_PER_SECOND
-        stopping.wait(max(0.0, due - time.monotonic()))
-    print(made, flush=True)
 
 
 def main() -> None:
@@ -382,12 +316,7 @@ def main() -> None:
     parser.add_argument(
         "--live", action="store_true", help="the renders again while another process trades"
     )
-    parser.add_argument("--trade", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.trade:
-        setup_offline_django(f"{POSTGRES_ADMIN_URL}/{args.database}")
-        trade_until_stopped()
-        return
     if args.pages_only:
         print(f"load at start: {uptime()}")
         setup_offline_django(f"{POSTGRES_ADMIN_URL}/{args.database}")
