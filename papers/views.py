@@ -111,7 +111,7 @@ def category_listing(request: HttpRequest, code: str, date: str | None = None) -
     facts = keep.read(request, *wanted)
     if facts["category", code] is None:
         raise Http404(f"There is no category “{code}”.")
-    return keep.anonymous_page(
+    return keep.whole_page(
         request, facts, lambda: _category_response(request, facts, code=code, until=until)
     )
 
@@ -254,7 +254,7 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     facts = keep.read(request, ("paper", arxiv_id), "categories")
     if facts["paper", arxiv_id] is None:
         raise Http404(f"There is no paper {arxiv_id} here.")
-    return keep.anonymous_page(request, facts, lambda: _paper_response(request, facts, arxiv_id))
+    return keep.whole_page(request, facts, lambda: _paper_response(request, facts, arxiv_id))
 
 
 def _paper_response(request: HttpRequest, facts: keep.Facts, arxiv_id: str) -> HttpResponse:

@@ -91,16 +91,17 @@ def first_difference(kept: object, fresh: object, *, around: int = 120) -> str:
 
 # What differs on every render by design: a CSRF token is masked afresh each time it is shown,
 # and a trade form carries a new idempotency key (a second submission must not trade twice).
-_PER_RENDER = re.compile(rb'(name="(?:csrfmiddlewaretoken|key)" value=")[^"]*(")')
+# Split with it, a page is its text around (attribute name, value) pairs.
+PER_RENDER = re.compile(rb'name="(csrfmiddlewaretoken|key)" value="([^"]*)"')
 
 
 def per_render_removed(value: T) -> T:
     """``value`` (a page's bytes, a text, or a tuple of them) without what each render makes
     anew."""
     if isinstance(value, bytes):
-        return _PER_RENDER.sub(rb"\1\2", value)  # type: ignore[return-value]
+        return PER_RENDER.sub(rb'name="\1" value=""', value)  # type: ignore[return-value]
     if isinstance(value, str):
-        return _PER_RENDER.sub(rb"\1\2", value.encode()).decode()  # type: ignore[return-value]
+        return PER_RENDER.sub(rb'name="\1" value=""', value.encode()).decode()  # type: ignore[return-value]
     if isinstance(value, tuple):
         return tuple(per_render_removed(part) for part in value)  # type: ignore[return-value]
     return value

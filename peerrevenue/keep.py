@@ -405,6 +405,11 @@ class Fill:
         self.request = request
         self._made: dict[str, tuple[object, Callable[[str], str | bytes]]] = {}
 
+    def versions(self, kinds: Iterable[str] | None = None) -> tuple[tuple[str, str], ...]:
+        """What each filler's fills depend on now: of ``kinds``, or of those used so far."""
+        wanted = self._made if kinds is None else kinds
+        return tuple(sorted((kind, repr(self._filler(kind)[0])) for kind in wanted))
+
     def _filler(self, kind: str) -> tuple[object, Callable[[str], str | bytes]]:
         made = self._made.get(kind)
         if made is None:
@@ -585,6 +590,8 @@ def respond(
     response = HttpResponse(b"".join(out), status=status)
     # FillHolesMiddleware need not look through the page again for holes.
     response.holes_filled = True  # type: ignore[attr-defined]
+    if per_reader:
+        response.fill_versions = fill.versions()  # type: ignore[attr-defined]
     return response
 
 
@@ -649,6 +656,18 @@ def anonymous_page(
     # Signed-in readers see another page at the same URL: no shared HTTP cache may mix them.
     response["Vary"] = "Cookie"
     return response
+
+
+def whole_page(
+    request: HttpRequest, facts: Facts, make: Callable[[], HttpResponse]
+) -> HttpResponse:
+    """``anonymous_page``, and a signed-in reader's whole page kept in this process for them
+    (``reader_frames.page``): for views whose ``respond`` is ``per_reader``."""
+    if is_anonymous_read(request) or settings.PAGE_CACHE_SECONDS <= 0:
+        return anonymous_page(request, facts, make)
+    clocks = tuple(clock() for clock in _page_clocks)
+    versions = Fill(request).versions
+    return reader_frames.page(request, (facts.key_parts(), clocks), make, versions=versions)
 
 
 def _check_page(name: str, found: tuple[bytes, str], make: Callable[[], HttpResponse]) -> None:

@@ -1,11 +1,18 @@
 """A signed-in reader's own render of a page's template around its kept pieces, kept in this
-process for that reader (``keep.respond(..., per_reader=True)``).
+process for that reader (``keep.respond(..., per_reader=True)``), and the reader's whole page
+(``page``, through ``keep.whole_page``).
 
 Around the pieces, a page such as the category page shows nothing of the request but the
 reader's name, the URL, the messages and the CSRF token, and the view's context values (their
 watch, the watchers). So for a signed-in reader's GET that render is kept here, under
 everything it shows, with a place for the token that each response fills with a token masked
 afresh (``Token``), as Django masks one per response against BREACH.
+
+The whole page is kept under the URL, the reader, the facts the request read (and the pages'
+clocks) and the versions of the fillers that filled its holes, each asked again on every use:
+a trade, a comment or the minute that closes an edit window moves one of those. Each response
+puts a freshly masked CSRF token in every form and a fresh one-time key in every form that
+carries one, so two tabs of the same page never send one key for two different trades.
 
 Apart from ``keep``'s in-process entries, whose every one is the same for every reader
 (tests/test_keep.py holds them to that), and never in the shared cache. Nothing is
@@ -19,11 +26,12 @@ import datetime as dt
 import hashlib
 import hmac
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, get_token
 
 from . import freshness
@@ -36,6 +44,8 @@ _CSRF_PLACE_BYTES = CSRF_PLACE.encode()
 # A few kB a reader and page.
 CHARACTERS = 8_000_000
 _frames: SizedLRU[tuple[str, ...]] = SizedLRU(CHARACTERS)
+# Whole pages: a 500-comment thread is half a megabyte a reader.
+PAGE_BYTES = 64_000_000
 # Values whose repr tells apart every pair that renders differently (with their type's name:
 # a SafeString and a str of the same text do not).
 _KEYABLE = (str, int, float, type(None), dt.date)
@@ -44,6 +54,7 @@ _KEYABLE = (str, int, float, type(None), dt.date)
 def forget() -> None:
     """Drop this process's entries (tests clear the caches between cases)."""
     _frames.clear()
+    _pages.clear()
 
 
 def kept(
@@ -127,3 +138,86 @@ def masked_token(request: HttpRequest) -> str:
         _CHARS[(_INDEX[char] + m) % len(_CHARS)] for char, m in zip(secret, mask, strict=True)
     )
     return "".join(_CHARS[m] for m in mask) + "".join(cipher)
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    """A reader's page as kept: its bytes around each form's CSRF token and one-time key."""
+
+    parts: tuple[bytes, ...]
+    keys: tuple[bool, ...]  # for each place between parts: a one-time key, else a token
+    content_type: str
+    fillers: tuple[tuple[str, str], ...]  # (kind, version) of each filler of its holes
+
+    def __len__(self) -> int:
+        return sum(map(len, self.parts))
+
+
+_pages: SizedLRU[_Page] = SizedLRU(PAGE_BYTES)
+
+
+def page(
+    request: HttpRequest,
+    facts_key: tuple[object, ...],
+    make: Callable[[], HttpResponse],
+    *,
+    versions: Callable[[Iterable[str]], tuple[tuple[str, str], ...]],
+) -> HttpResponse:
+    """The reader's whole page, kept in this process under the URL, the reader and
+    ``facts_key`` (the facts read, the clocks), used while ``versions(kinds)`` (the fillers'
+    versions now) says what it did when the page was made. ``make()`` for anyone else: not
+    signed in, with messages to show, or a page made with a cookie or not by
+    ``keep.respond``."""
+    from django.contrib.messages import get_messages
+
+    user = getattr(request, "user", None)
+    if (
+        request.method not in ("GET", "HEAD")
+        or user is None
+        or not user.is_authenticated
+        or freshness.checking()
+        or len(get_messages(request))
+    ):
+        return make()
+    parts = (request.get_full_path(), user.pk, user.get_username(), facts_key)
+    name = hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
+    found = _pages.get(name)
+    if found is not None and versions(kind for kind, _ in found.fillers) == found.fillers:
+        response = _respond(request, found)
+        if freshness.verifying():
+            with freshness.made_afresh():
+                fresh = make()
+            freshness.check(("reader-page", *parts), response.content, fresh.content)
+        return response
+    response = make()
+    fillers = getattr(response, "fill_versions", None)
+    if (
+        fillers is not None
+        and response.status_code == 200
+        and not response.cookies
+        and not response.streaming
+    ):
+        split = freshness.PER_RENDER.split(response.content)
+        kept = _Page(
+            parts=tuple(split[::3]),
+            keys=tuple(kind == b"key" for kind in split[1::3]),
+            content_type=response["Content-Type"],
+            fillers=fillers,
+        )
+        _pages.put(name, kept, len(kept))
+    return response
+
+
+def _respond(request: HttpRequest, kept: _Page) -> HttpResponse:
+    token = masked_token(request).encode()
+    # A key for each form, unique to this response: a random part and the form's place.
+    fresh = os.urandom(12).hex()
+    out = [kept.parts[0]]
+    for place, (is_key, part) in enumerate(zip(kept.keys, kept.parts[1:], strict=True)):
+        if is_key:
+            out += [b'name="key" value="', f"{fresh}{place:08x}".encode(), b'"', part]
+        else:
+            out += [b'name="csrfmiddlewaretoken" value="', token, b'"', part]
+    response = HttpResponse(b"".join(out), content_type=kept.content_type)
+    response.holes_filled = True  # type: ignore[attr-defined]
+    return response

@@ -288,6 +288,36 @@ def test_a_readers_kept_render_is_theirs_carries_a_fresh_token_and_shows_their_w
     assert trader.username not in text and "Unwatch" not in text
 
 
+def test_a_readers_whole_page_is_kept_with_a_fresh_token_and_key_in_every_form(
+    trader, password, paper, monkeypatch
+):
+    # A signed-in reader's second look at a page renders nothing (reader_frames.page): the
+    # bytes kept for them, with a token masked afresh and a one-time key of its own in each
+    # form. So two tabs of the same page post two comments, not one taken for the other.
+    from discussion.models import Comment
+
+    tab = Client(enforce_csrf_checks=True)
+    tab.login(username=trader.username, password=password)
+    url = f"/abs/{paper.arxiv_id}/"
+    tab.get(url)  # the first look asks for the paper's similar papers, and sets the CSRF cookie
+    first = tab.get(url)
+    made = renders_of(monkeypatch, paper_views, "_paper_response")
+    second = tab.get(url)
+    assert made == [], "the reader's page was rendered again"
+    forms = [Page.of(response).form("/discussion/post/") for response in (first, second)]
+    assert forms[0]["key"] != forms[1]["key"]
+    assert forms[0]["csrfmiddlewaretoken"] != forms[1]["csrfmiddlewaretoken"]
+    for form, body in zip(forms, ("From the first tab", "From the second tab"), strict=True):
+        assert tab.post("/discussion/post/", {**form, "body": body}).status_code == 303
+    assert sorted(Comment.objects.values_list("body", flat=True)) == [
+        "From the first tab",
+        "From the second tab",
+    ]
+    # Their comments moved the page's facts: the next look renders it, and shows both.
+    text = page_text(tab.get(url))
+    assert made == [None] and "From the first tab" in text and "From the second tab" in text
+
+
 def test_every_masked_token_passes_djangos_check_and_the_masks_are_fair():
     # reader_frames.masked_token draws the mask its own (cheaper) way: each token it makes must
     # still pass Django's own check against the cookie's secret, and every character must be
