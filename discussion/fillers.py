@@ -2,12 +2,13 @@
 holes, as library/fillers.py fills its stars):
 
 - ``thread`` (argument ``paper:ID``) and ``term-thread`` (``term:ID``): the discussion
-  section. Its comments come kept per thread stamp (``threads.kept_page``); here go the
-  reader's own parts (their votes, the forms with their CSRF token, edit and delete on their
-  own comments while the window is open, follow) and on a term's page each writer's holding.
-  Filled under the ``comments`` fact (any comment or vote anywhere), on a term's page the
-  prices (holdings move with trades) and who may be named, the reader, their CSRF secret,
-  the address and, for a signed-in reader, the minute (edit windows close by the clock).
+  section. Its comments come kept under what the page shows (``threads.kept_page``); here
+  go the reader's own parts (their votes, the forms with their CSRF token, edit and delete
+  on their own comments while the window is open, follow), on a term's page each writer's
+  holding, and the thread's count. Filled under the ``comments`` fact (any comment or vote
+  anywhere), on a term's page the prices (holdings move with trades) and who may be named,
+  the reader, their CSRF secret, the address and, for a signed-in reader, the minute (edit
+  windows close by the clock); all but the count kept per reader and what the page shows.
 - ``comments`` (argument ``paper:ID`` or ``term:ID``): "3 comments" on list pages, one query
   for a page's counts, filled under the ``comments`` and ``terms`` facts.
 """
