@@ -9,7 +9,8 @@ medians. Then renders the page 1,000 times in this process with the page cache o
 the p50 and p99 of one render.
 
     --signed-in   requests carry a trader's real session and CSRF cookies (holdings, watches)
-                  (signed-in pages are never served from the page cache)
+                  (not the shared page cache: each worker keeps the reader's own whole page,
+                  peerrevenue.reader_frames.page, while the facts and fillers hold)
     --cold        the page cache is off (PAGE_CACHE_SECONDS=0) in the served site
     --page        list (/list/cs.DC/<date>/, 30 papers), market (/market/), term
                   (/market/<slug>/), or rules (/market/rules/, text and a worked example,
