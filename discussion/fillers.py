@@ -120,10 +120,11 @@ def _reader_fills(
 ) -> dict[tuple[str, str], str]:
     """What goes in the kept page's places for this reader, but the count."""
     fills: dict[tuple[str, str], str] = {}
-    if target.kind == "term" and kept.writer_ids():
-        fills.update(_holdings(term_id=target.pk, writer_ids=kept.writer_ids()))
-    elif target.kind == "paper" and kept.writer_ids():
-        fills.update(_authors(authors=authors, writer_ids=kept.writer_ids()))
+    writers = kept.writer_ids()  # read from the page's places: once
+    if target.kind == "term" and writers:
+        fills.update(_holdings(term_id=target.pk, writer_ids=writers))
+    elif target.kind == "paper" and writers:
+        fills.update(_authors(authors=authors, writer_ids=writers))
     user = request.user
     if not user.is_authenticated:
         fills[("reader", "")] = _anonymous_part(target=target, path=path)
