@@ -3,7 +3,7 @@ follow moving past their threshold or paying a dividend.
 
 Each event is a ``Notice`` row, written in the transaction of what it tells (a fill, a cancel,
 a sweep), so nothing is told that did not happen. A trader sees everything untold as one
-batched notice on their next page (``accounts.middleware``, then ``mark_seen``) and in the
+batched notice on their next page (``accounts.news``, then ``mark_seen``) and in the
 next digest (``undigested``). Whether there is anything to tell is asked of the rows
 themselves (``news_sql``), in the statement that reads the reader's session: no writer has to
 remember to raise a flag, and a notice written by the database itself (a term halted from

@@ -50,9 +50,9 @@ def fact_sql() -> str:
     )
 
 
-def wanted(*, slug: str, user) -> tuple[str, str, int]:
-    """The fact to read with a term page's others, for ``reader``."""
-    return (FACT, slug, user.pk)
+def wanted(*, slug: str) -> tuple[str, str, object]:
+    """The fact to read with a term page's others, for ``reader`` (none without a reader)."""
+    return (FACT, slug, keep.READER)
 
 
 def reader(*, user, term_id: int, slug: str, facts: keep.Facts | None = None) -> Reader:
@@ -61,7 +61,7 @@ def reader(*, user, term_id: int, slug: str, facts: keep.Facts | None = None) ->
     (``peerrevenue.replicas``): a trader who just traded reads the primary until a replica has
     the trade."""
     if facts is not None:
-        found = facts[wanted(slug=slug, user=user)]
+        found = facts[FACT, slug, user.pk]
     else:
         rows = prepared_rows(
             f"SELECT ({fact_sql()})", [slug, user.pk], using=replicas.reading_connection()

@@ -9,7 +9,8 @@ One idea, used by every page that keeps anything:
   by ``QuerySet.update()``, in the admin, by an ingest or by a management command moves the
   stamp with no call to remember. Apps register the facts they offer (``fact``); a few are
   read for every kept page (``every_page=True``: the term set, which highlighting shows
-  everywhere, and the prices that fill its holes).
+  everywhere, and the prices that fill its holes). They live in ``peerrevenue/facts.py`` and
+  are used from here (``keep.read``).
 - **Keys** are made of a piece's name and the facts it shows, declared once per piece
   (``Cached``: its name and its stamps; ``key`` underneath). A key is never
   invalidated: a write moves a fact, the next request reads the new fact, so it asks for a
@@ -36,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-import time
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,101 +48,18 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import get_template
 from django.utils.safestring import mark_safe
 
-from . import freshness, reader_frames, replicas
-from .db import prepared_row
+from . import freshness, reader_frames
+from .facts import READER, Facts, arguments_of, fact, facts_of, read
 from .lru import SizedLRU
 from .middleware import replace_content
+
+__all__ = ["READER", "Facts", "fact", "facts_of", "read"]  # the facts, for every page that keeps
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 
 SHARED_SECONDS = 3600  # an entry under an old key is never read again: let it go
 LOCAL_CHARACTERS = 32_000_000  # per process: about two hundred category pages
-
-
-# Facts ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Fact:
-    sql: str  # a scalar subquery, with one %s per argument
-    arguments: int
-    every_page: bool
-
-
-_facts: dict[str, _Fact] = {}
-
-
-def fact(name: str, sql: str, *, arguments: int = 0, every_page: bool = False) -> None:
-    """Offer the fact ``name``: ``sql`` is a query of one value (one row, one column) with
-    ``arguments`` placeholders. Registered once, by the app that owns the rows (its
-    ``AppConfig.ready``)."""
-    _facts[name] = _Fact(sql, arguments, every_page)
-
-
-@dataclass(frozen=True, slots=True)
-class Facts:
-    """The facts one request read, by name (with its arguments, for those that take some)."""
-
-    values: Mapping[tuple[object, ...], object]
-
-    def __getitem__(self, wanted: str | tuple[object, ...]) -> Any:
-        return self.values[wanted if isinstance(wanted, tuple) else (wanted,)]
-
-    def key_parts(self) -> tuple[object, ...]:
-        return tuple(sorted(self.values.items(), key=repr))
-
-
-def read(request: HttpRequest | None, *wanted: str | tuple[object, ...]) -> Facts:
-    """The facts asked for, plus every every-page fact, in one round trip; kept on the
-    request for the fillers (``facts_of``).
-
-    ``read(("category", "cs.DC"), ("watchers", "cs.DC"))``: a name alone, or a name with its
-    arguments. Read them *before* the rows a piece shows (the render reads those after): a
-    change committed in between is then at worst kept under the old key, which nobody asks
-    for once the fact has moved.
-    """
-    asked = [(w,) if isinstance(w, str) else tuple(w) for w in wanted]
-    asked += [(name,) for name, f in _facts.items() if f.every_page and (name,) not in asked]
-    selects: list[str] = []
-    params: list[Any] = []
-    for item in asked:
-        spec = _facts[str(item[0])]
-        if len(item) - 1 != spec.arguments:
-            raise TypeError(f"fact {item[0]!r} takes {spec.arguments} argument(s)")
-        selects.append(f"({spec.sql})")
-        params += item[1:]
-    row = _fetch_row("SELECT " + ", ".join(selects), params)
-    facts = Facts(dict(zip(asked, row, strict=True)))
-    if request is not None:
-        request.kept_facts = facts  # type: ignore[attr-defined]
-    return facts
-
-
-def _fetch_row(sql: str, params: list[Any]) -> tuple[Any, ...]:
-    """One row of ``sql``, as a prepared statement where the connection may keep one.
-
-    Planning five subqueries costs Postgres about a millisecond, three times what running them
-    does, and every page asks it; Django binds parameters on the client, so its cursors are
-    never prepared. Behind a pooler that cannot keep prepared statements it is not prepared
-    (``prepared_row`` decides, for every caller alike).
-    """
-    # A reader page's facts come from where its other reads do (peerrevenue.replicas).
-    connection = replicas.reading_connection()
-    started = time.monotonic()
-    row = prepared_row(sql, params, using=connection)
-    if connection.queries_logged:  # counted like any other query (tests' query budgets)
-        connection.queries_log.append(
-            {"sql": f"{sql} -- {params}", "time": f"{time.monotonic() - started:.3f}"}
-        )
-    assert row is not None  # a SELECT of scalar subqueries: always one row
-    return row
-
-
-def facts_of(request: HttpRequest) -> Facts:
-    """The facts this request has read, or (for a page that read none) the every-page ones."""
-    found = getattr(request, "kept_facts", None)
-    return found if found is not None else read(request)
 
 
 # The code that made a kept value is part of what it shows: a deploy that changes a value's
@@ -282,7 +199,7 @@ class Cached(Generic[T]):
     shared: bool = True  # False: in this process only (cheaper to make than to unpickle)
 
     def version(self, facts: Facts, arguments: tuple[object, ...]) -> tuple[object, ...]:
-        taken = ((stamp, _facts[stamp].arguments) for stamp in self.stamps)
+        taken = ((stamp, arguments_of(stamp)) for stamp in self.stamps)
         return tuple(facts[(stamp, *arguments[:count])] for stamp, count in taken)
 
     def key(self, facts: Facts, *arguments: object) -> str:

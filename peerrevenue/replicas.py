@@ -303,9 +303,8 @@ class ReplicaMiddleware:
 
     @staticmethod
     def _reader(request: HttpRequest) -> bool:
-        # Chosen before any middleware below reads the session or the user (the proposal
-        # notices do, on the way in), so those reads go where the page's do: resolving the
-        # path once more costs microseconds.
+        # Chosen before anything below reads the session or the user, so those reads go where
+        # the page's do: resolving the path once more costs microseconds.
         try:
             match = get_resolver(getattr(request, "urlconf", None)).resolve(request.path_info)
         except Resolver404:

@@ -114,8 +114,6 @@ MIDDLEWARE = [
     # A signed-in reader's responses are theirs alone: Cache-Control: private.
     "peerrevenue.middleware.PrivateResponsesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    # After messages: tells a trader, once, that a term they proposed was listed.
-    "accounts.middleware.ProposalNoticeMiddleware",
 ]
 
 ROOT_URLCONF = "peerrevenue.urls"
@@ -286,6 +284,8 @@ else:
 # Sessions live in PostgreSQL (accounts.sessions): one statement reads the session, its user and
 # their news. Redis holds none, so a flushed or restarted Redis signs nobody out.
 SESSION_ENGINE = "accounts.sessions"
+# Tells a trader their news (a proposal listed, orders filled) in the next page's messages.
+MESSAGE_STORAGE = "accounts.news.NewsMessages"
 
 # Anonymous pages are kept whole under the facts they show (peerrevenue/keep.py).
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", 60)

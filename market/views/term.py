@@ -65,9 +65,8 @@ def term_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "research",
         public_names.FACT,  # who of the holders and traders may be named
         open_positions.FACT,  # who of them are verified authors
+        trade_box.wanted(slug=slug),  # the reader's (read with their session: keep.READER)
     ]
-    if request.user.is_authenticated:
-        wanted.append(trade_box.wanted(slug=slug, user=request.user))
     facts = keep.read(request, *wanted)
     if facts["term", slug] is None:
         raise Http404(f"There is no term “{slug}” on the market.")
