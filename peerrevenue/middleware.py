@@ -56,6 +56,9 @@ class PrivateResponsesMiddleware:
         if user is None or not user.is_authenticated:
             return response
         directives = response.get("Cache-Control", "")
+        if not directives:  # most pages: what the two patches below would write
+            response["Cache-Control"] = "private, no-cache"
+            return response
         if "no-store" in directives:
             return response  # kept by no cache at all, shared or not
         patch_cache_control(response, private=True)
@@ -77,9 +80,14 @@ class RejectNulCharactersMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if "\x00" in request.path_info or any(
-            "\x00" in key or any("\x00" in value for value in values)
-            for key, values in request.GET.lists()
+        # A NUL reaches the query as %00 (or raw): without one, the query is not parsed here.
+        query = request.META.get("QUERY_STRING", "")
+        if "\x00" in request.path_info or (
+            ("%00" in query or "\x00" in query)
+            and any(
+                "\x00" in key or any("\x00" in value for value in values)
+                for key, values in request.GET.lists()
+            )
         ):
             return HttpResponseBadRequest(
                 "This address contains a NUL character, which no page here has.",
