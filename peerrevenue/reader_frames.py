@@ -121,15 +121,20 @@ _INDEX = {char: index for index, char in enumerate(_CHARS)}
 _FAIR = 256 - 256 % len(_CHARS)
 
 
-def masked_token(request: HttpRequest) -> str:
+def masked_token(request: HttpRequest, *, renew: bool = True) -> str:
     """A masked token for the reader's CSRF secret, as ``django.middleware.csrf.get_token``
     makes one, its mask drawn from one read of the system's randomness: Django reads it once
-    for each of the mask's 32 characters, nearly a tenth of a signed-in category page."""
+    for each of the mask's 32 characters, nearly a tenth of a signed-in category page.
+
+    ``renew``: send the cookie again, as get_token does, to restart its year. A page made
+    afresh does; a reader's kept page (``page``) does not: it is made again whenever what it
+    shows moves, which renews the cookie long before its year is out, and a cookie that did
+    run out is made anew by the next page, as for a first visit."""
     secret = request.META.get("CSRF_COOKIE")
     if not isinstance(secret, str) or len(secret) != CSRF_SECRET_LENGTH:
         return get_token(request)  # no cookie yet: Django makes and sets one
-    # As get_token does: the cookie is used, so send it again to renew its expiry.
-    request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
+    if renew:
+        request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
     mask: list[int] = []
     while len(mask) < CSRF_SECRET_LENGTH:
         mask += [byte % len(_CHARS) for byte in os.urandom(48) if byte < _FAIR]
@@ -144,7 +149,7 @@ def masked_token(request: HttpRequest) -> str:
 class _Page:
     """A reader's page as kept: its bytes around each form's CSRF token and one-time key."""
 
-    parts: tuple[bytes, ...]
+    parts: tuple[bytes, ...]  # each but the last ending in its place's ``value="``
     keys: tuple[bool, ...]  # for each place between parts: a one-time key, else a token
     content_type: str
     fillers: tuple[tuple[str, str], ...]  # (kind, version) of each filler of its holes
@@ -198,9 +203,15 @@ def page(
         and not response.streaming
     ):
         split = freshness.PER_RENDER.split(response.content)
+        texts, kinds = split[::3], split[1::3]
         kept = _Page(
-            parts=tuple(split[::3]),
-            keys=tuple(kind == b"key" for kind in split[1::3]),
+            parts=tuple(
+                (b'"' if place else b"")
+                + text
+                + (b'name="%s" value="' % kinds[place] if place < len(kinds) else b"")
+                for place, text in enumerate(texts)
+            ),
+            keys=tuple(kind == b"key" for kind in kinds),
             content_type=response["Content-Type"],
             fillers=fillers,
         )
@@ -209,15 +220,19 @@ def page(
 
 
 def _respond(request: HttpRequest, kept: _Page) -> HttpResponse:
-    token = masked_token(request).encode()
-    # A key for each form, unique to this response: a random part and the form's place.
-    fresh = os.urandom(12).hex()
-    out = [kept.parts[0]]
-    for place, (is_key, part) in enumerate(zip(kept.keys, kept.parts[1:], strict=True)):
-        if is_key:
-            out += [b'name="key" value="', f"{fresh}{place:08x}".encode(), b'"', part]
-        else:
-            out += [b'name="csrfmiddlewaretoken" value="', token, b'"', part]
-    response = HttpResponse(b"".join(out), content_type=kept.content_type)
+    token = masked_token(request, renew=False).encode()
+    if not any(kept.keys):
+        body = token.join(kept.parts)
+    else:
+        # A key for each form, unique to this response: a random part and the form's place.
+        fresh = os.urandom(12).hex()
+        out: list[bytes] = [b""] * (2 * len(kept.parts) - 1)
+        out[::2] = kept.parts
+        out[1::2] = [
+            f"{fresh}{place:08x}".encode() if is_key else token
+            for place, is_key in enumerate(kept.keys)
+        ]
+        body = b"".join(out)
+    response = HttpResponse(body, content_type=kept.content_type)
     response.holes_filled = True  # type: ignore[attr-defined]
     return response
