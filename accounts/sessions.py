@@ -97,6 +97,7 @@ class SessionStore(DBStore):
         found, session = row[: len(selects)], row[len(selects) :]
         taken = self._take(session if session[0] is not None else None, alias=alias)
         self._session_cache = self.decode(taken.session_data) if taken else {}
+        self.accessed = True  # the page's facts may be the reader's: it varies by the cookie
         return found
 
     def _take(self, row: Sequence[Any] | None, *, alias: str) -> Session | None:

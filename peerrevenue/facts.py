@@ -71,7 +71,9 @@ class Facts:
         return self.values[wanted if isinstance(wanted, tuple) else (wanted,)]
 
     def key_parts(self) -> tuple[object, ...]:
-        return tuple(sorted(self.values.items(), key=repr))
+        # In the order asked: the same for every request of a view (its own, then the
+        # every-page facts in the order the apps offered them).
+        return tuple(self.values.items())
 
 
 class SessionAlongside(Protocol):

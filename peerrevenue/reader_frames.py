@@ -26,7 +26,7 @@ import datetime as dt
 import hashlib
 import hmac
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -185,7 +185,7 @@ def page(
     ):
         return make()
     parts = (request.get_full_path(), user.pk, user.get_username(), facts_key)
-    name = hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
+    name = _name(parts)
     found = _pages.get(name)
     if found is not None and versions(kind for kind, _ in found.fillers) == found.fillers:
         response = _respond(request, found)
@@ -217,6 +217,16 @@ def page(
         )
         _pages.put(name, kept, len(kept))
     return response
+
+
+def _name(parts: tuple[object, ...]) -> Hashable:
+    """``parts`` as they are, when every fact in them can be a dictionary key (numbers, text,
+    dates: a fact has one type); else a digest of their repr (a fact of JSON, a list)."""
+    try:
+        hash(parts)
+    except TypeError:
+        return hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
+    return parts
 
 
 def _respond(request: HttpRequest, kept: _Page) -> HttpResponse:

@@ -105,3 +105,40 @@ def test_expired_sessions_are_cleared_and_live_ones_kept(reader, trader):
     Session.objects.filter(user=trader).update(expire_date=timezone.now() - timedelta(days=1))
     assert clear_expired_sessions() == 1
     assert list(Session.objects.values_list("user", flat=True)) == [reader.pk]
+
+
+def test_a_category_page_reads_the_session_with_its_facts_in_one_statement(cs_dc, reader):
+    cs_dc.toggle_watch(reader)
+    client = signed_in(reader)
+    with CaptureQueriesContext(connection) as queries:
+        page = Page.of(client.get("/list/cs.DC/"))
+    assert reader.username in page.text
+    assert page.one("button", cls="button--watch").text == "Unwatch"
+    assert page.one("span", cls="watch-form__count").text == "1 watcher"
+    # One statement: the session, its reader, and the facts the page is kept by (the
+    # category's stamp, its watchers, whether this reader is one of them).
+    first = queries[0]["sql"]
+    assert "accounts_session" in first and "papers_watch" in first, first
+    assert not any("accounts_session" in query["sql"] for query in queries[1:])
+
+
+def test_facts_about_the_reader_are_of_whom_django_signs_in(cs_dc, reader, rf):
+    """A live session of a reader since deactivated: the statement read their watch with the
+    session, but Django signs nobody in, so the facts about "the reader" are read again."""
+    from django.contrib.auth.middleware import AuthenticationMiddleware
+    from django.contrib.sessions.middleware import SessionMiddleware
+
+    from peerrevenue import keep
+
+    cs_dc.toggle_watch(reader)
+    session = signed_in(reader).cookies["sessionid"].value
+    type(reader).objects.filter(pk=reader.pk).update(is_active=False)
+    request = rf.get("/list/cs.DC/")
+    request.COOKIES["sessionid"] = session
+    SessionMiddleware(lambda r: None).process_request(request)
+    AuthenticationMiddleware(lambda r: None).process_request(request)
+
+    facts = keep.read(request, ("watching", "cs.DC", keep.READER))
+
+    assert not request.user.is_authenticated
+    assert facts["watching", "cs.DC", None] is False
