@@ -4,8 +4,9 @@ Django's handler, its URL resolver and a response; ``BENCH_FLOOR=reader``: Djang
 auth middleware only, reading the signed-in reader the way the site does (``accounts.sessions``,
 one statement) and nothing else; ``BENCH_FLOOR=stack``: the site's whole middleware, with the
 same view (no template, no query of its own); ``BENCH_FLOOR=facts``: sessions and auth as for
-``reader``, and the view reads the facts every kept page reads (``peerrevenue.keep.read``, one
-statement): the least a signed-in page keyed on its data can do.
+``reader``, and the view reads the facts every kept page reads (``peerrevenue.keep.read``, which
+loads the session in the same statement, as on the site's pages): the least a signed-in page
+keyed on its data can do.
 
     DJANGO_SETTINGS_MODULE=django_floor BENCH_FLOOR=reader gunicorn peerrevenue.wsgi
 """
