@@ -31,7 +31,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone
 
 from market.notices import news_sql
-from peerrevenue.db import prepared_row, prepared_rows
+from peerrevenue.db import prepared_rows
 
 from .backends import OfferedRow, offer_user_row, user_columns
 from .session_models import Session
@@ -87,13 +87,13 @@ class SessionStore(DBStore):
         if alias != using.alias:
             return None
         offer_user_row(None)
-        row = prepared_row(
+        rows = prepared_rows(
             f"SELECT {', '.join(selects)}, session_row.*"  # noqa: S608 - our own SQL
             f" FROM (SELECT 1) AS one LEFT JOIN ({_statement()}) AS session_row ON true",
             [*params, self.session_key, timezone.now()],
             using=using,
         )
-        assert row is not None  # the left join keeps the one row
+        row = rows[0]  # the left join keeps the one row
         found, session = row[: len(selects)], row[len(selects) :]
         taken = self._take(session if session[0] is not None else None, alias=alias)
         self._session_cache = self.decode(taken.session_data) if taken else {}

@@ -127,11 +127,9 @@ def _read_with_session(
         return None
     alongside: SessionAlongside = session  # type: ignore[assignment]
     selects, params = _selects(asked, reader_sql=alongside.reader_sql, reader=None)
-    started = time.monotonic()
     found = alongside.load_alongside([alongside.reader_sql, *selects], params, using=connection)
     if found is None:
         return None
-    _log(connection, "(with the session) SELECT " + ", ".join(selects), params, started)
     reader_id, *row = found
     # The session named a user whom Django then did not sign in (deactivated, or signed out by
     # a password change): the facts about "the reader" were about them. Read them again.
@@ -176,16 +174,12 @@ def _fetch_row(sql: str, params: list[Any], connection: BaseDatabaseWrapper) -> 
     """
     started = time.monotonic()
     row = prepared_row(sql, params, using=connection)
-    _log(connection, sql, params, started)
-    assert row is not None  # a SELECT of scalar subqueries: always one row
-    return row
-
-
-def _log(connection: BaseDatabaseWrapper, sql: str, params: list[Any], started: float) -> None:
     if connection.queries_logged:  # counted like any other query (tests' query budgets)
         connection.queries_log.append(
             {"sql": f"{sql} -- {params}", "time": f"{time.monotonic() - started:.3f}"}
         )
+    assert row is not None  # a SELECT of scalar subqueries: always one row
+    return row
 
 
 def facts_of(request: HttpRequest) -> Facts:
