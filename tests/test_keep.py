@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from contextlib import contextmanager
+from types import SimpleNamespace
 
 import pytest
 import requests
@@ -20,7 +21,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from market import dividends
+from market import dividends, tickers
 from market.models import Term
 from market.units import format_credits
 from market.views import term as term_views
@@ -224,9 +225,12 @@ def test_no_kept_piece_holds_a_readers_name_token_or_holdings(
     # The trader holds shares and watches the category: their pages show both.
     buy(trader, gpu, 7)
     signed_in.post("/list/cs.DC/watch/")
-    # Charts end now: hold the clock still, so that two renders can be compared to the letter.
+    # Charts end now: hold the clock still, so that two renders can be compared to the letter;
+    # the market's 30 s clock bucket too (it reads time.time), or a bucket's end between the
+    # two passes would key the term page's pieces apart.
     now = timezone.now()
     monkeypatch.setattr(timezone, "now", lambda: now)
+    monkeypatch.setattr(tickers, "time", SimpleNamespace(time=now.timestamp))
     pages = ["/list/cs.DC/", f"/abs/{paper.arxiv_id}/", "/market/", "/market/gpu/"]
     for url in pages:
         text = page_text(signed_in.get(url))
