@@ -17,7 +17,7 @@ trip costs more than the Python around it, and these two are on every signed-in 
 
 from __future__ import annotations
 
-import time
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -26,17 +26,19 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import HttpRequest
 
 from . import replicas
-from .db import prepared_row
+from .db import prepared_rows
 
 
 @dataclass(frozen=True, slots=True)
 class _Fact:
+    name: str
     sql: str  # a scalar subquery, with one %s per argument
     arguments: int
     every_page: bool
 
 
 _facts: dict[str, _Fact] = {}
+_every_page: list[tuple[str]] = []
 
 
 class _Reader:
@@ -53,7 +55,8 @@ def fact(name: str, sql: str, *, arguments: int = 0, every_page: bool = False) -
     """Offer the fact ``name``: ``sql`` is a query of one value (one row, one column) with
     ``arguments`` placeholders. Registered once, by the app that owns the rows (its
     ``AppConfig.ready``)."""
-    _facts[name] = _Fact(sql, arguments, every_page)
+    _facts[name] = _Fact(name, sql, arguments, every_page)
+    _every_page[:] = [(name,) for name, f in _facts.items() if f.every_page]
 
 
 def arguments_of(name: str) -> int:
@@ -97,19 +100,22 @@ def read(request: HttpRequest | None, *wanted: str | tuple[object, ...]) -> Fact
     nobody asks for once the fact has moved.
     """
     asked = [(w,) if isinstance(w, str) else tuple(w) for w in wanted]
-    asked += [(name,) for name, f in _facts.items() if f.every_page and (name,) not in asked]
-    for item in asked:
-        spec = _facts[str(item[0])]
-        if len(item) - 1 != spec.arguments:
-            raise TypeError(f"fact {item[0]!r} takes {spec.arguments} argument(s)")
+    asked += [item for item in _every_page if item not in asked]
+    about_reader = any(READER in item for item in asked)
     # A reader page's facts come from where its other reads do (peerrevenue.replicas).
     connection = replicas.reading_connection()
-    row = _read_with_session(request, asked, connection) if request is not None else None
-    if row is None:
-        reader = _reader_id(request) if any(READER in item for item in asked) else None
+    along = _read_with_session(request, asked, connection) if request is not None else None
+    # Only now: asking who the reader is loads the session, which the statement above did.
+    reader = _reader_id(request) if about_reader else None
+    if along is not None and (not about_reader or along[0] == reader):
+        row = along[1]
+    else:
+        # Also where the session named a user whom Django then did not sign in (deactivated,
+        # or signed out by a password change): its facts about "the reader" were about them.
         selects, params = _selects(asked, reader_sql="%s", reader=reader)
-        row = _fetch_row("SELECT " + ", ".join(selects), params, connection)
-    reader = _reader_id(request) if any(READER in item for item in asked) else None
+        # Planning a handful of subqueries costs Postgres more than running them, and every
+        # page asks it: prepared where the connection may keep a statement (``prepared_rows``).
+        (row,) = prepared_rows("SELECT " + ", ".join(selects), params, using=connection)
     named = [tuple(reader if part is READER else part for part in item) for item in asked]
     facts = Facts(dict(zip(named, row, strict=True)))
     if request is not None:
@@ -119,9 +125,10 @@ def read(request: HttpRequest | None, *wanted: str | tuple[object, ...]) -> Fact
 
 def _read_with_session(
     request: HttpRequest, asked: list[tuple[object, ...]], connection: BaseDatabaseWrapper
-) -> tuple[Any, ...] | None:
-    """The facts, read in the statement that loads the request's session, or None where the
-    session is loaded already, has nothing to load or lives in another database."""
+) -> tuple[object, tuple[Any, ...]] | None:
+    """The id of the session's user and the facts, read in the statement that loads the
+    request's session, or None where the session is loaded already, has nothing to load or
+    lives in another database."""
     session = getattr(request, "session", None)
     if not callable(getattr(session, "load_alongside", None)):
         return None
@@ -131,55 +138,44 @@ def _read_with_session(
     if found is None:
         return None
     reader_id, *row = found
-    # The session named a user whom Django then did not sign in (deactivated, or signed out by
-    # a password change): the facts about "the reader" were about them. Read them again.
-    if any(READER in item for item in asked) and reader_id != _reader_id(request):
-        return None
-    return tuple(row)
+    return reader_id, tuple(row)
 
 
 def _selects(
     asked: list[tuple[object, ...]], *, reader_sql: str, reader: object
-) -> tuple[list[str], list[object]]:
-    selects: list[str] = []
+) -> tuple[tuple[str, ...], list[object]]:
+    shape = tuple(
+        (_facts[str(name)], tuple(a is READER for a in arguments)) for name, *arguments in asked
+    )
     params: list[object] = []
-    for name, *arguments in asked:
-        pieces = _facts[str(name)].sql.split("%s")
-        sql = [pieces[0]]
-        for argument, piece in zip(arguments, pieces[1:], strict=True):
-            if argument is READER:
-                sql.append(reader_sql)
-                if reader_sql == "%s":
-                    params.append(reader)
-            else:
-                sql.append("%s")
+    for _name, *arguments in asked:
+        for argument in arguments:
+            if argument is not READER:
                 params.append(argument)
-            sql.append(piece)
+            elif reader_sql == "%s":
+                params.append(reader)
+    return _sql_of(shape, reader_sql), params
+
+
+@functools.lru_cache(maxsize=1024)
+def _sql_of(shape: tuple[tuple[_Fact, tuple[bool, ...]], ...], reader_sql: str) -> tuple[str, ...]:
+    """The subqueries of facts of this shape (each fact, and which of its arguments is the
+    reader): made once, as a page asks the same facts on every request."""
+    selects = []
+    for spec, readers in shape:
+        if len(readers) != spec.arguments:
+            raise TypeError(f"fact {spec.name!r} takes {spec.arguments} argument(s)")
+        pieces = spec.sql.split("%s")
+        sql = [pieces[0]]
+        for is_reader, piece in zip(readers, pieces[1:], strict=True):
+            sql += (reader_sql if is_reader else "%s", piece)
         selects.append(f"({''.join(sql)})")
-    return selects, params
+    return tuple(selects)
 
 
 def _reader_id(request: HttpRequest | None) -> object:
     user = getattr(request, "user", None)
     return user.pk if user is not None and user.is_authenticated else None
-
-
-def _fetch_row(sql: str, params: list[Any], connection: BaseDatabaseWrapper) -> tuple[Any, ...]:
-    """One row of ``sql``, as a prepared statement where the connection may keep one.
-
-    Planning five subqueries costs Postgres about a millisecond, three times what running them
-    does, and every page asks it; Django binds parameters on the client, so its cursors are
-    never prepared. Behind a pooler that cannot keep prepared statements it is not prepared
-    (``prepared_row`` decides, for every caller alike).
-    """
-    started = time.monotonic()
-    row = prepared_row(sql, params, using=connection)
-    if connection.queries_logged:  # counted like any other query (tests' query budgets)
-        connection.queries_log.append(
-            {"sql": f"{sql} -- {params}", "time": f"{time.monotonic() - started:.3f}"}
-        )
-    assert row is not None  # a SELECT of scalar subqueries: always one row
-    return row
 
 
 def facts_of(request: HttpRequest) -> Facts:

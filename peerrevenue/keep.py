@@ -2,15 +2,9 @@
 
 One idea, used by every page that keeps anything:
 
-- **Facts** are small values read from the database on every request, all in one query: a
-  row's stamp (``papers_category.stamp``, ``market_term.stamp``…), a named stamp
-  (``kept_stamp``: the term set, mentions…), a count. Triggers in the database give a row a
-  new stamp from one sequence whenever it, or anything it shows, changes, so a change made
-  by ``QuerySet.update()``, in the admin, by an ingest or by a management command moves the
-  stamp with no call to remember. Apps register the facts they offer (``fact``); a few are
-  read for every kept page (``every_page=True``: the term set, which highlighting shows
-  everywhere, and the prices that fill its holes). They live in ``peerrevenue/facts.py`` and
-  are used from here (``keep.read``).
+- **Facts** are small values read from the database on every request, all in one statement:
+  the stamps that triggers move whenever a row, or anything it shows, changes
+  (``peerrevenue/facts.py`` says how; ``keep.read`` reads them).
 - **Keys** are made of a piece's name and the facts it shows, declared once per piece
   (``Cached``: its name and its stamps; ``key`` underneath). A key is never
   invalidated: a write moves a fact, the next request reads the new fact, so it asks for a
