@@ -8,10 +8,12 @@ some; nothing for anonymous readers.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.messages.storage.base import Message
+from django.contrib.messages.storage.base import BaseStorage, Message
+from django.contrib.messages.storage.cookie import CookieStorage
 from django.contrib.messages.storage.fallback import FallbackStorage
 from django.http import HttpRequest
 
@@ -30,6 +32,23 @@ class NewsMessages(FallbackStorage):
     """
 
     _news_told = False
+
+    def __init__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
+        # The storages (and the cookie's signer) are made when first used: most responses
+        # neither show nor store a message, and every response goes through this one.
+        BaseStorage.__init__(self, request, *args, **kwargs)
+        self._used_storages: set[BaseStorage] = set()
+
+    @cached_property
+    def storages(self) -> list[BaseStorage]:
+        return [storage_class(self.request) for storage_class in self.storage_classes]
+
+    def _get(self, *args: Any, **kwargs: Any) -> tuple[list[Message], bool]:
+        # Without the cookie the first storage has nothing, and FallbackStorage then asks no
+        # other: no message is stored anywhere.
+        if CookieStorage.cookie_name not in self.request.COOKIES:
+            return [], True
+        return super()._get(*args, **kwargs)  # type: ignore[misc]
 
     def __len__(self) -> int:
         self._tell_news()

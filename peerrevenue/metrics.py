@@ -82,16 +82,34 @@ def view_name(request: HttpRequest) -> str:
     return match.view_name if match is not None and match.view_name else "other"
 
 
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
 class MetricsMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
+        self._timers: dict[tuple[str, str], Histogram] = {}
+        self._counters: dict[tuple[str, int], Counter] = {}
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         response = self.get_response(request)
         view = view_name(request)
-        REQUEST_SECONDS.labels(view, request.method or "").observe(time.perf_counter() - started)
-        RESPONSES.labels(view, str(response.status_code)).inc()
+        seconds = time.perf_counter() - started
+        # Any word a client sends as its method would be a series of its own.
+        method = request.method if request.method in METHODS else "other"
+        # The labelled children, looked up once per (view, method) and (view, status): a
+        # child is the same object every time, and ``labels()`` takes a lock to find it.
+        timer = self._timers.get((view, method))
+        if timer is None:
+            timer = self._timers[view, method] = REQUEST_SECONDS.labels(view, method)
+        timer.observe(seconds)
+        counter = self._counters.get((view, response.status_code))
+        if counter is None:
+            counter = self._counters[view, response.status_code] = RESPONSES.labels(
+                view, str(response.status_code)
+            )
+        counter.inc()
         return response
 
 

@@ -117,8 +117,11 @@ class Token:
 
 _CHARS = CSRF_ALLOWED_CHARS
 _INDEX = {char: index for index, char in enumerate(_CHARS)}
-# Bytes at or above this are redrawn, so every character of the mask is equally likely.
+# A random byte below this is a mask character (its remainder by the alphabet's length), and
+# one at or above it is dropped, so every character of the mask is equally likely.
 _FAIR = 256 - 256 % len(_CHARS)
+_MASK_CHARACTERS = bytes(ord(_CHARS[byte % len(_CHARS)]) for byte in range(256))
+_UNFAIR = bytes(range(_FAIR, 256))
 
 
 def masked_token(request: HttpRequest, *, renew: bool = True) -> str:
@@ -135,27 +138,30 @@ def masked_token(request: HttpRequest, *, renew: bool = True) -> str:
         return get_token(request)  # no cookie yet: Django makes and sets one
     if renew:
         request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
-    mask: list[int] = []
+    mask = b""
     while len(mask) < CSRF_SECRET_LENGTH:
-        mask += [byte % len(_CHARS) for byte in os.urandom(48) if byte < _FAIR]
-    mask = mask[:CSRF_SECRET_LENGTH]
+        mask += os.urandom(48).translate(_MASK_CHARACTERS, _UNFAIR)
+    drawn = mask[:CSRF_SECRET_LENGTH].decode()
     cipher = (
-        _CHARS[(_INDEX[char] + m) % len(_CHARS)] for char, m in zip(secret, mask, strict=True)
+        _CHARS[(_INDEX[char] + _INDEX[m]) % len(_CHARS)]
+        for char, m in zip(secret, drawn, strict=True)
     )
-    return "".join(_CHARS[m] for m in mask) + "".join(cipher)
+    return drawn + "".join(cipher)
 
 
 @dataclass(frozen=True, slots=True)
 class _Page:
     """A reader's page as kept: its bytes around each form's CSRF token and one-time key."""
 
-    parts: tuple[bytes, ...]  # each but the last ending in its place's ``value="``
-    keys: tuple[bool, ...]  # for each place between parts: a one-time key, else a token
+    # Runs of parts to be joined with the response's token, one run before each form with a
+    # one-time key and one after the last; each part but the last ends in a place's
+    # ``value="``.
+    runs: tuple[tuple[bytes, ...], ...]
     content_type: str
     fillers: tuple[tuple[str, str], ...]  # (kind, version) of each filler of its holes
 
     def __len__(self) -> int:
-        return sum(map(len, self.parts))
+        return sum(len(part) for run in self.runs for part in run)
 
 
 _pages: SizedLRU[_Page] = SizedLRU(PAGE_BYTES)
@@ -204,14 +210,18 @@ def page(
     ):
         split = freshness.PER_RENDER.split(response.content)
         texts, kinds = split[::3], split[1::3]
+        pieces = [
+            (b'"' if place else b"")
+            + text
+            + (b'name="%s" value="' % kinds[place] if place < len(kinds) else b"")
+            for place, text in enumerate(texts)
+        ]
+        keys = [place + 1 for place, kind in enumerate(kinds) if kind == b"key"]
         kept = _Page(
-            parts=tuple(
-                (b'"' if place else b"")
-                + text
-                + (b'name="%s" value="' % kinds[place] if place < len(kinds) else b"")
-                for place, text in enumerate(texts)
+            runs=tuple(
+                tuple(pieces[start:end])
+                for start, end in zip([0, *keys], [*keys, len(pieces)], strict=True)
             ),
-            keys=tuple(kind == b"key" for kind in kinds),
             content_type=response["Content-Type"],
             fillers=fillers,
         )
@@ -231,18 +241,14 @@ def _name(parts: tuple[object, ...]) -> Hashable:
 
 def _respond(request: HttpRequest, kept: _Page) -> HttpResponse:
     token = masked_token(request, renew=False).encode()
-    if not any(kept.keys):
-        body = token.join(kept.parts)
-    else:
-        # A key for each form, unique to this response: a random part and the form's place.
+    first, *rest = kept.runs
+    out = [token.join(first)]
+    if rest:
+        # A key for each form that has one, unique to this response: a random part and the
+        # form's place.
         fresh = os.urandom(12).hex()
-        out: list[bytes] = [b""] * (2 * len(kept.parts) - 1)
-        out[::2] = kept.parts
-        out[1::2] = [
-            f"{fresh}{place:08x}".encode() if is_key else token
-            for place, is_key in enumerate(kept.keys)
-        ]
-        body = b"".join(out)
-    response = HttpResponse(body, content_type=kept.content_type)
+        for place, run in enumerate(rest):
+            out += (f"{fresh}{place:08x}".encode(), token.join(run))
+    response = HttpResponse(b"".join(out), content_type=kept.content_type)
     response.holes_filled = True  # type: ignore[attr-defined]
     return response

@@ -42,6 +42,18 @@ def test_metrics_show_latency_by_view_ingest_runs_and_the_database(client, token
 
 
 @pytest.mark.django_db
+def test_a_made_up_method_is_counted_as_other_not_as_a_series_of_its_own(client, token):
+    # Each word a client sends as its method would otherwise be a series Prometheus keeps.
+    for method in ("BREW", "WHEN", "GET"):
+        client.generic(method, "/market/rules/")
+    text = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {token}").content.decode()
+    series = 'peerrevenue_request_seconds_count{{method="{}",view="market:rules"}}'
+    assert f"{series.format('other')} 2.0" in text
+    assert f"{series.format('GET')} 1.0" in text
+    assert "BREW" not in text and "WHEN" not in text
+
+
+@pytest.mark.django_db
 def test_a_request_id_is_taken_from_the_proxy_or_made_and_every_log_line_names_it(client, settings):
     settings.INSTANCE_NAME = "web-1"
     logger = logging.getLogger("django.request")  # logs each 404
