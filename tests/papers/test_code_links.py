@@ -37,6 +37,9 @@ def urls(text: str) -> list[str]:
             "https://GitHub.com/Ada/Raft and https://github.com/ada/raft",
             ["https://github.com/Ada/Raft"],
         ),
+        # No scheme and the host in capitals: no "http" to find, the host found all the same.
+        ("Our code: GITHUB.COM/ada/raft.", ["https://github.com/ada/raft"]),
+        ("HTTPS://GitLab.com/a/b", ["https://gitlab.com/a/b"]),
     ],
 )
 def test_addresses_on_code_hosts_are_found(text, expected):
