@@ -175,6 +175,18 @@ def stop(process: subprocess.Popen) -> None:
         process.kill()
 
 
+def like_a_worker() -> None:
+    """Make this process what a gunicorn worker is before its first request: warmed up, and
+    what it holds then frozen out of the garbage collector's way (``peerrevenue.warmup``).
+    Without it a full collection of the benchmark's own seeding falls on a timed render
+    (``BENCH_NO_SETTLE=1`` leaves the freezing out, to see what it changes)."""
+    from peerrevenue.warmup import settle, warm
+
+    warm()
+    if not os.environ.get("BENCH_NO_SETTLE"):
+        settle()
+
+
 def timed_gets(client, path: str, count: int, before_each=None) -> list[float]:
     """Milliseconds for each of ``count`` GETs of ``path`` by a Django test ``client``, each
     asserted to answer 200. ``before_each()``, if given, runs before each and is not timed (a

@@ -37,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import (  # noqa: E402
+    like_a_worker,
     market_trading,
     scratch_database,
     setup_offline_django,
@@ -218,6 +219,7 @@ def main() -> None:
     anonymous = Client(HTTP_HOST="testserver")
     signed_in = Client(HTTP_HOST="testserver")
     signed_in.force_login(writers[0])
+    like_a_worker()
     results = {}
     with market_trading(url, redis_db=None if args.no_redis else args.redis_db) as traded:
         started = time.monotonic()

@@ -50,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import (  # noqa: E402
     free_port,
+    like_a_worker,
     production_environment,
     require,
     scratch_database,
@@ -455,6 +456,7 @@ def main() -> None:
     from django.test import Client
 
     render_client = client or Client(HTTP_HOST="127.0.0.1")
+    like_a_worker()
     times = renders(render_client, path, count=args.renders)
     p50, p99 = percentiles(times)
     some = max(1, args.renders // 10)

@@ -10,7 +10,8 @@
   worker writes every second (``peerrevenue.health_port``), on the host of the first bind
   address: the port the load balancer checks, answered however busy the workers are.
 - Each worker is warmed up (``peerrevenue/warmup.py``) before it accepts its first request;
-  with ``--preload``, once in the arbiter before the workers fork.
+  with ``--preload``, once in the arbiter before the workers fork. What the warm-up leaves is
+  then frozen (``warmup.settle``): no full garbage collection walks it in a request.
 """
 
 from __future__ import annotations
@@ -87,19 +88,26 @@ def when_ready(server) -> None:
     # import, and on a fresh .venv byte-compile, the same modules on the same cores). Nothing
     # here opens a database connection, which the forked workers would share.
     if server.cfg.preload_app:
-        from peerrevenue.warmup import warm
+        from peerrevenue.warmup import settle, warm
 
         server.log.info("Site warmed up before the workers fork, in %.1f s", warm())
+        settle()
 
 
 def post_worker_init(worker) -> None:
     # After the fork, before the worker accepts: its first request is then as quick as the
     # next (peerrevenue/warmup.py). The heartbeat between steps keeps the arbiter from taking
     # a slow warm-up on a busy machine for a hung worker.
-    from peerrevenue.warmup import warm
+    from peerrevenue.warmup import settle, warm
 
     seconds = warm(tick=worker.notify)
-    worker.log.info("Worker %s warmed up in %.1f s", worker.pid, seconds)
+    frozen = settle()
+    worker.log.info(
+        "Worker %s warmed up in %.1f s; %d objects set out of the collector's way",
+        worker.pid,
+        seconds,
+        frozen,
+    )
     # Reports start once the site is loaded (health's checks use its settings), and after the
     # warm-up, so that a worker still warming is not yet counted as answering.
     directory = _health_reports()

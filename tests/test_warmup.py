@@ -1,5 +1,6 @@
 """A gunicorn worker's warm-up (peerrevenue/warmup.py): after it, a first request imports and
-compiles nothing, and it opened no database connection that a fork could share."""
+compiles nothing, it opened no database connection that a fork could share, and what it made
+is out of the garbage collector's way."""
 
 from __future__ import annotations
 
@@ -10,20 +11,23 @@ import sys
 from tests.processes import ROOT, clean_environment
 
 PROBE = """
-import json, sys, django
+import gc, json, sys, django
 django.setup()
 from django.db import connections
 from django.template import engines
-from peerrevenue.warmup import warm
+from peerrevenue.warmup import settle, warm
 before = set(sys.modules)
 ticks = []
 warm(tick=lambda: ticks.append(1))
+frozen = settle()
 loader = engines["django"].engine.template_loaders[0]
 print(json.dumps({
     "imported": sorted(set(sys.modules) - before),
     "templates": sorted(key for key in loader.get_template_cache),
     "connections": [alias for alias in connections if connections[alias].connection is not None],
     "ticks": len(ticks),
+    "frozen": frozen,
+    "walked": len(gc.get_objects()),
 }))
 """
 
@@ -42,3 +46,7 @@ def test_a_warmed_worker_has_every_page_module_and_template_and_no_connection():
     assert {"base.html", "papers/category.html", "market/term.html"} <= set(found["templates"])
     assert found["connections"] == []
     assert found["ticks"] >= 3
+    # A full collection walks what a full collection would walk: after settle(), almost
+    # nothing (Django, the apps and scikit-learn frozen), where it was every object.
+    assert found["frozen"] > 100_000
+    assert found["walked"] < found["frozen"] / 50
