@@ -23,6 +23,7 @@ import hmac
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -43,6 +44,7 @@ from prometheus_client.registry import Collector
 from . import errors, replicas
 
 logger = logging.getLogger(__name__)
+M = TypeVar("M", Histogram, Counter)
 
 REQUEST_SECONDS = Histogram(
     "peerrevenue_request_seconds",
@@ -88,8 +90,8 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 class MetricsMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
-        self._timers: dict[tuple[str, str], Histogram] = {}
-        self._counters: dict[tuple[str, int], Counter] = {}
+        self._timers: dict[tuple[str, ...], Histogram] = {}
+        self._counters: dict[tuple[str, ...], Counter] = {}
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
@@ -98,19 +100,18 @@ class MetricsMiddleware:
         seconds = time.perf_counter() - started
         # Any word a client sends as its method would be a series of its own.
         method = request.method if request.method in METHODS else "other"
-        # The labelled children, looked up once per (view, method) and (view, status): a
-        # child is the same object every time, and ``labels()`` takes a lock to find it.
-        timer = self._timers.get((view, method))
-        if timer is None:
-            timer = self._timers[view, method] = REQUEST_SECONDS.labels(view, method)
-        timer.observe(seconds)
-        counter = self._counters.get((view, response.status_code))
-        if counter is None:
-            counter = self._counters[view, response.status_code] = RESPONSES.labels(
-                view, str(response.status_code)
-            )
-        counter.inc()
+        _child(REQUEST_SECONDS, self._timers, (view, method)).observe(seconds)
+        _child(RESPONSES, self._counters, (view, str(response.status_code))).inc()
         return response
+
+
+def _child(metric: M, children: dict[tuple[str, ...], M], labels: tuple[str, ...]) -> M:
+    """``metric.labels(*labels)``, looked up once per process: a child is the same object
+    every time, and ``labels()`` takes a lock to find it."""
+    found = children.get(labels)
+    if found is None:
+        found = children[labels] = metric.labels(*labels)
+    return found
 
 
 # Figures read at scrape time ----------------------------------------------------------------
